@@ -1,0 +1,348 @@
+// Every setting of the exporter, grouped by concern, each with its env name and default, declared once.
+// Invariant: the Effect `Config` (read inside layers) and the plain `loadConfig(env)` (scripts, tests) parse the
+// same table with the same parsers, so both accept and reject exactly the same values, and every rejection names
+// the env key that caused it.
+import { Config, ConfigError, Either } from "effect"
+
+export type Network = "mainnet" | "testnet"
+export type ProducerMode = "backfill" | "follow" | "resume"
+export type LogLevel = "trace" | "debug" | "info" | "warn" | "error" | "fatal"
+
+export interface KafkaSettings {
+  /** Empty: start the project's own local broker on 127.0.0.1:port with data in dataDir. */
+  readonly brokers: ReadonlyArray<string>
+  readonly port: number
+  readonly dataDir: string
+  readonly clientId: string
+  readonly topicPrefix: string
+  readonly partitions: number
+  readonly maxMessageBytes: number
+}
+
+export interface ClickHouseSettings {
+  /** Undefined: embedded chdb engine on dataDir. */
+  readonly url: string | undefined
+  readonly user: string
+  readonly password: string
+  readonly database: string
+  readonly dataDir: string
+}
+
+export interface ToncenterSettings {
+  /** Undefined: the local fake toncenter serving bundled recorded data. */
+  readonly url: string | undefined
+  readonly apiKey: string | undefined
+  /** Undefined: derived from `url` by the upstream adapter. */
+  readonly v3Url: string | undefined
+  readonly rps: number
+  readonly concurrency: number
+  readonly timeoutMs: number
+  readonly retries: number
+}
+
+export interface ProducerSettings {
+  readonly mode: ProducerMode
+  readonly from: number | undefined
+  readonly to: number | undefined
+}
+
+export interface ConsumerSettings {
+  readonly group: string
+  readonly batchRows: number
+  readonly batchMs: number
+}
+
+export interface ApiSettings {
+  readonly host: string
+  readonly port: number
+  /** Empty: the API is open to everyone. */
+  readonly keys: ReadonlyArray<string>
+  /** Requests per second per key; 0 turns rate limiting off. */
+  readonly rateLimit: number
+}
+
+export interface AppConfig {
+  readonly network: Network
+  readonly kafka: KafkaSettings
+  readonly clickhouse: ClickHouseSettings
+  readonly toncenter: ToncenterSettings
+  readonly producer: ProducerSettings
+  readonly consumer: ConsumerSettings
+  readonly api: ApiSettings
+  readonly metrics: { readonly port: number }
+  readonly log: { readonly level: LogLevel }
+}
+
+type Parse<A> = (raw: string) => Either.Either<A, string>
+
+/** One env setting: its key, its default as the user would type it, its meaning, and how to read it. */
+export interface Setting<A> {
+  readonly env: string
+  readonly default: string
+  readonly doc: string
+  readonly parse: Parse<A>
+}
+
+const setting = <A>(env: string, def: string, doc: string, parse: Parse<A>): Setting<A> => ({
+  env,
+  default: def,
+  doc,
+  parse
+})
+
+const text: Parse<string> = (raw) => Either.right(raw)
+
+const nonEmpty: Parse<string> = (raw) =>
+  raw.trim() === "" ? Either.left("must not be empty") : Either.right(raw.trim())
+
+const optionalText: Parse<string | undefined> = (raw) => Either.right(raw.trim() === "" ? undefined : raw.trim())
+
+const int =
+  (min: number, max: number): Parse<number> =>
+  (raw) => {
+    const s = raw.trim()
+    if (!/^-?\d+$/.test(s)) return Either.left(`expected an integer, got ${JSON.stringify(raw)}`)
+    const n = Number(s)
+    if (!Number.isSafeInteger(n) || n < min || n > max) {
+      return Either.left(`expected an integer in [${min}, ${max}], got ${s}`)
+    }
+    return Either.right(n)
+  }
+
+const optionalInt =
+  (min: number, max: number): Parse<number | undefined> =>
+  (raw) =>
+    raw.trim() === "" ? Either.right(undefined) : int(min, max)(raw)
+
+const port = int(1, 65535)
+
+const oneOf =
+  <const L extends string>(...values: ReadonlyArray<L>): Parse<L> =>
+  (raw) => {
+    const s = raw.trim().toLowerCase()
+    return (values as ReadonlyArray<string>).includes(s)
+      ? Either.right(s as L)
+      : Either.left(`expected one of ${values.join("|")}, got ${JSON.stringify(raw)}`)
+  }
+
+const list: Parse<ReadonlyArray<string>> = (raw) =>
+  Either.right(
+    raw
+      .split(",")
+      .map((s) => s.trim())
+      .filter((s) => s !== "")
+  )
+
+const hostPortList: Parse<ReadonlyArray<string>> = (raw) => {
+  const items = raw
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "")
+  const bad = items.find((s) => !/^[^\s:]+:\d{1,5}$/.test(s))
+  return bad === undefined ? Either.right(items) : Either.left(`expected host:port[,host:port...], got ${JSON.stringify(bad)}`)
+}
+
+const httpUrl: Parse<string | undefined> = (raw) => {
+  const s = raw.trim()
+  if (s === "") return Either.right(undefined)
+  try {
+    const u = new URL(s)
+    if (u.protocol !== "http:" && u.protocol !== "https:") return Either.left(`expected an http(s) URL, got ${s}`)
+    return Either.right(s.replace(/\/+$/, ""))
+  } catch {
+    return Either.left(`expected an http(s) URL, got ${JSON.stringify(raw)}`)
+  }
+}
+
+const MAX_INT32 = 2 ** 31 - 1
+const MAX_SEQNO = 2 ** 32 - 1
+
+/** The whole table, grouped by concern. README and .env.example list exactly these. */
+export const settings = {
+  network: {
+    network: setting("NETWORK", "mainnet", "TON network to export", oneOf("mainnet", "testnet"))
+  },
+  kafka: {
+    brokers: setting("KAFKA_BROKERS", "", "Comma-separated host:port; empty starts the local broker", hostPortList),
+    port: setting("KAFKA_PORT", "19092", "Port of the local broker (its controller uses port+1)", port),
+    dataDir: setting("KAFKA_DATA_DIR", ".data/kafka", "Data directory of the local broker", nonEmpty),
+    clientId: setting("KAFKA_CLIENT_ID", "ton-exporter", "Kafka client id", nonEmpty),
+    topicPrefix: setting("KAFKA_TOPIC_PREFIX", "ton", "Topic names start with <prefix>.<network>.", nonEmpty),
+    partitions: setting("KAFKA_PARTITIONS", "1", "Partitions of topics the project creates", int(1, 10_000)),
+    maxMessageBytes: setting(
+      "KAFKA_MAX_MESSAGE_BYTES",
+      "67108864",
+      "Largest record (broker, producer and consumer fetch limits)",
+      int(1024, MAX_INT32)
+    )
+  },
+  clickhouse: {
+    url: setting("CLICKHOUSE_URL", "", "ClickHouse server HTTP URL; empty uses embedded chdb", httpUrl),
+    user: setting("CLICKHOUSE_USER", "default", "ClickHouse server user", nonEmpty),
+    password: setting("CLICKHOUSE_PASSWORD", "", "ClickHouse server password", text),
+    database: setting("CLICKHOUSE_DATABASE", "ton", "Database (created if absent)", (raw) =>
+      /^[A-Za-z_][A-Za-z0-9_]*$/.test(raw.trim())
+        ? Either.right(raw.trim())
+        : Either.left(`expected an identifier [A-Za-z_][A-Za-z0-9_]*, got ${JSON.stringify(raw)}`)
+    ),
+    dataDir: setting("CLICKHOUSE_DATA_DIR", ".data/chdb", "Data directory of embedded chdb", nonEmpty)
+  },
+  toncenter: {
+    url: setting("TONCENTER_URL", "", "toncenter base URL; empty serves bundled recorded data locally", httpUrl),
+    apiKey: setting("TONCENTER_API_KEY", "", "toncenter API key", optionalText),
+    v3Url: setting("TONCENTER_V3_URL", "", "toncenter v3 base URL; empty derives it from TONCENTER_URL", httpUrl),
+    rps: setting("TONCENTER_RPS", "", "Requests per second; empty means 1 without a key, 10 with one", optionalInt(1, 10_000)),
+    concurrency: setting("TONCENTER_CONCURRENCY", "4", "Requests in flight", int(1, 1000)),
+    timeoutMs: setting("TONCENTER_TIMEOUT_MS", "15000", "Timeout of one request", int(1, 600_000)),
+    retries: setting("TONCENTER_RETRIES", "8", "Retries of a failed request", int(0, 1000))
+  },
+  producer: {
+    mode: setting("PRODUCER_MODE", "resume", "backfill (FROM..TO), follow (the head) or resume", oneOf("backfill", "follow", "resume")),
+    from: setting("PRODUCER_FROM", "", "First masterchain seqno (backfill)", optionalInt(0, MAX_SEQNO)),
+    to: setting("PRODUCER_TO", "", "Last masterchain seqno, inclusive (backfill)", optionalInt(0, MAX_SEQNO))
+  },
+  consumer: {
+    group: setting("CONSUMER_GROUP", "ton-clickhouse", "Kafka consumer group of the ClickHouse sink", nonEmpty),
+    batchRows: setting("CONSUMER_BATCH_ROWS", "50000", "Rows per ClickHouse insert batch", int(1, 10_000_000)),
+    batchMs: setting("CONSUMER_BATCH_MS", "1000", "Longest wait before a partial batch is written", int(1, 3_600_000))
+  },
+  api: {
+    host: setting("API_HOST", "127.0.0.1", "Address the API listens on", nonEmpty),
+    port: setting("API_PORT", "8080", "Port the API listens on", port),
+    keys: setting("API_KEYS", "", "Comma-separated API keys; empty leaves the API open", list),
+    rateLimit: setting("API_RATE_LIMIT", "0", "Requests per second per key; 0 is off", int(0, 1_000_000))
+  },
+  metrics: {
+    port: setting("METRICS_PORT", "9464", "Port of the Prometheus /metrics endpoint", port)
+  },
+  log: {
+    level: setting("LOG_LEVEL", "info", "trace|debug|info|warn|error|fatal", oneOf("trace", "debug", "info", "warn", "error", "fatal"))
+  }
+} as const
+
+/** Flat list, in table order, for documentation and `.env.example`. */
+export const allSettings: ReadonlyArray<Setting<unknown>> = Object.values(settings).flatMap((group) =>
+  Object.values(group as Record<string, Setting<unknown>>)
+)
+
+/** A setting holds a value it cannot use; `key` is the env name to fix. */
+export class ConfigValueError extends Error {
+  override readonly name = "ConfigValueError"
+  constructor(
+    readonly key: string,
+    readonly problem: string
+  ) {
+    super(`${key}: ${problem}`)
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>
+
+const read = <A>(s: Setting<A>, env: Env): A => {
+  const raw = env[s.env]
+  const result = s.parse(raw === undefined ? s.default : raw)
+  if (Either.isLeft(result)) throw new ConfigValueError(s.env, result.left)
+  return result.right
+}
+
+const assemble = (get: <A>(s: Setting<A>) => A): AppConfig => {
+  const apiKey = get(settings.toncenter.apiKey)
+  const producer = {
+    mode: get(settings.producer.mode),
+    from: get(settings.producer.from),
+    to: get(settings.producer.to)
+  }
+  if (producer.from !== undefined && producer.to !== undefined && producer.to < producer.from) {
+    throw new ConfigValueError("PRODUCER_TO", `must be >= PRODUCER_FROM (${producer.from}), got ${producer.to}`)
+  }
+  return {
+    network: get(settings.network.network),
+    kafka: {
+      brokers: get(settings.kafka.brokers),
+      port: get(settings.kafka.port),
+      dataDir: get(settings.kafka.dataDir),
+      clientId: get(settings.kafka.clientId),
+      topicPrefix: get(settings.kafka.topicPrefix),
+      partitions: get(settings.kafka.partitions),
+      maxMessageBytes: get(settings.kafka.maxMessageBytes)
+    },
+    clickhouse: {
+      url: get(settings.clickhouse.url),
+      user: get(settings.clickhouse.user),
+      password: get(settings.clickhouse.password),
+      database: get(settings.clickhouse.database),
+      dataDir: get(settings.clickhouse.dataDir)
+    },
+    toncenter: {
+      url: get(settings.toncenter.url),
+      apiKey,
+      v3Url: get(settings.toncenter.v3Url),
+      rps: get(settings.toncenter.rps) ?? (apiKey === undefined ? 1 : 10),
+      concurrency: get(settings.toncenter.concurrency),
+      timeoutMs: get(settings.toncenter.timeoutMs),
+      retries: get(settings.toncenter.retries)
+    },
+    producer,
+    consumer: {
+      group: get(settings.consumer.group),
+      batchRows: get(settings.consumer.batchRows),
+      batchMs: get(settings.consumer.batchMs)
+    },
+    api: {
+      host: get(settings.api.host),
+      port: get(settings.api.port),
+      keys: get(settings.api.keys),
+      rateLimit: get(settings.api.rateLimit)
+    },
+    metrics: { port: get(settings.metrics.port) },
+    log: { level: get(settings.log.level) }
+  }
+}
+
+/** Plain reader for non-Effect code. Throws `ConfigValueError` naming the env key of the first bad value. */
+export const loadConfig = (env: Env = process.env): AppConfig => assemble((s) => read(s, env))
+
+/** One setting as an Effect `Config`, failing with `InvalidData` whose message names the env key. */
+export const settingConfig = <A>(s: Setting<A>): Config.Config<A> =>
+  Config.string(s.env).pipe(
+    Config.withDefault(s.default),
+    Config.mapOrFail((raw) =>
+      Either.mapLeft(s.parse(raw), (problem) => ConfigError.InvalidData([s.env], `${s.env}: ${problem}`))
+    )
+  )
+
+const group = <G extends Record<string, Setting<any>>>(g: G): Config.Config<{ [K in keyof G]: SettingValue<G[K]> }> =>
+  Config.all(Object.fromEntries(Object.entries(g).map(([k, s]) => [k, settingConfig(s)]))) as any
+
+type SettingValue<S> = S extends Setting<infer A> ? A : never
+
+export const KafkaConfig: Config.Config<KafkaSettings> = group(settings.kafka)
+export const ClickHouseConfig: Config.Config<ClickHouseSettings> = group(settings.clickhouse)
+export const ApiConfig: Config.Config<ApiSettings> = group(settings.api)
+export const ConsumerConfig: Config.Config<ConsumerSettings> = group(settings.consumer)
+export const NetworkConfig: Config.Config<Network> = settingConfig(settings.network.network)
+
+/** Settings whose defaults depend on other settings are resolved here, exactly as in `loadConfig`. */
+export const ToncenterConfig: Config.Config<ToncenterSettings> = Config.map(group(settings.toncenter), (t) => ({
+  ...t,
+  rps: t.rps ?? (t.apiKey === undefined ? 1 : 10)
+}))
+
+export const ProducerConfig: Config.Config<ProducerSettings> = Config.mapOrFail(group(settings.producer), (p) =>
+  p.from !== undefined && p.to !== undefined && p.to < p.from
+    ? Either.left(ConfigError.InvalidData(["PRODUCER_TO"], `PRODUCER_TO: must be >= PRODUCER_FROM (${p.from}), got ${p.to}`))
+    : Either.right(p)
+)
+
+/** The whole configuration as one Effect `Config`. */
+export const AppConfigConfig: Config.Config<AppConfig> = Config.all({
+  network: NetworkConfig,
+  kafka: KafkaConfig,
+  clickhouse: ClickHouseConfig,
+  toncenter: ToncenterConfig,
+  producer: ProducerConfig,
+  consumer: ConsumerConfig,
+  api: ApiConfig,
+  metrics: group(settings.metrics),
+  log: group(settings.log)
+})
