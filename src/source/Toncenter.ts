@@ -1,0 +1,254 @@
+/**
+ * Builds a masterchain bundle from toncenter: the masterchain header, its shard tops, every shard block between the
+ * previous masterchain block's tops and these (walking prev links through splits and merges), and all transactions
+ * of every block page by page. Invariant: a block is included iff it is reachable from a current top without passing
+ * a block the previous masterchain block already committed; output order depends only on the chain, never on timing.
+ */
+import { Address } from "@ton/core"
+import { Effect } from "effect"
+import type { AccountStateRecord, AccountStatus, BlockIdExt, BlockRecord } from "../ton/record.js"
+import type { BlockHeaderJson, BlockIdExtJson, BlockTransactionJson } from "./schemas.js"
+import { int64ToString } from "./schemas.js"
+import { blockKey, compareBlockIds, FULL_SHARD, overlaps } from "./shard.js"
+import type { BlockRef, ToncenterHttp } from "./ToncenterHttp.js"
+import { makeToncenterHttp } from "./ToncenterHttp.js"
+import type { RawMasterchainBundle, RawTransaction, ToncenterOptions, UpstreamService } from "./types.js"
+import { UpstreamError } from "./types.js"
+
+/** More blocks than this between two masterchain blocks means the links are inconsistent, not a busy chain. */
+const MAX_WALK = 20_000
+const V3_BATCH = 100
+
+const toBlockIdExt = (j: BlockIdExtJson): BlockIdExt => ({
+  workchain: j.workchain,
+  shard: int64ToString(j.shard),
+  seqno: j.seqno,
+  root_hash: j.root_hash,
+  file_hash: j.file_hash
+})
+
+export const toBlockRecord = (h: BlockHeaderJson, mcSeqno: number, txCount: number): BlockRecord => ({
+  id: toBlockIdExt(h.id),
+  mc_block_seqno: mcSeqno,
+  global_id: h.global_id,
+  version: h.version,
+  flags: h.flags,
+  after_merge: h.after_merge,
+  after_split: h.after_split,
+  before_split: h.before_split,
+  want_merge: h.want_merge,
+  want_split: h.want_split,
+  key_block: h.is_key_block,
+  vert_seqno: h.vert_seqno,
+  validator_list_hash_short: h.validator_list_hash_short,
+  gen_catchain_seqno: h.catchain_seqno,
+  min_ref_mc_seqno: h.min_ref_mc_seqno,
+  prev_key_block_seqno: h.prev_key_block_seqno,
+  gen_utime: h.gen_utime,
+  start_lt: int64ToString(h.start_lt),
+  end_lt: int64ToString(h.end_lt),
+  prev_blocks: h.prev_blocks.map(toBlockIdExt),
+  tx_count: txCount
+})
+
+/** "wc:HEX" upper case from toncenter's `account` (either case) or, failing that, the friendly address. */
+export const normalizeAccount = (tx: BlockTransactionJson): string | undefined => {
+  if (tx.account !== undefined) {
+    const m = /^(-?\d+):([0-9a-fA-F]{1,64})$/.exec(tx.account)
+    if (m) return `${m[1]}:${m[2]!.toUpperCase().padStart(64, "0")}`
+  }
+  if (tx.address !== undefined && tx.address.account_address !== "") {
+    try {
+      const a = Address.parse(tx.address.account_address)
+      return `${a.workChain}:${a.hash.toString("hex").toUpperCase()}`
+    } catch {
+      return undefined
+    }
+  }
+  return undefined
+}
+
+/** A small insertion-ordered LRU: a shard block header is needed by the walks of neighbouring masterchain blocks. */
+class Lru<V> {
+  private readonly map = new Map<string, V>()
+  constructor(private readonly capacity: number) {}
+  get(key: string): V | undefined {
+    const v = this.map.get(key)
+    if (v !== undefined) {
+      this.map.delete(key)
+      this.map.set(key, v)
+    }
+    return v
+  }
+  set(key: string, v: V): void {
+    this.map.delete(key)
+    this.map.set(key, v)
+    if (this.map.size > this.capacity) this.map.delete(this.map.keys().next().value as string)
+  }
+}
+
+const cachedBy = <A, E>(cache: Lru<A>, key: string, eff: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+  Effect.suspend(() => {
+    const hit = cache.get(key)
+    return hit !== undefined ? Effect.succeed(hit) : Effect.tap(eff, (v) => Effect.sync(() => cache.set(key, v)))
+  })
+
+const statusOf = (s: string | null | undefined): AccountStatus | null =>
+  s === "active" || s === "uninit" || s === "frozen" || s === "nonexist" ? s : null
+
+export const makeBundleReader = (http: ToncenterHttp, opts: { readonly pageSize: number; readonly v3: boolean }) => {
+  const headers = new Lru<BlockHeaderJson>(4096)
+  const shardsCache = new Lru<ReadonlyArray<BlockIdExt>>(64)
+
+  const header = (ref: BlockRef) =>
+    cachedBy(headers, `${blockKey(ref)}:${ref.root_hash ?? ""}`, http.blockHeader(ref)).pipe(
+      Effect.filterOrFail(
+        (h) => ref.root_hash === undefined || h.id.root_hash === ref.root_hash,
+        (h) =>
+          new UpstreamError({
+            reason: "malformed",
+            message: `asked block ${blockKey(ref)} ${ref.root_hash}, got root hash ${h.id.root_hash}`
+          })
+      )
+    )
+
+  const shardTops = (mcSeqno: number) =>
+    cachedBy(shardsCache, String(mcSeqno), Effect.map(http.shards(mcSeqno), (r) => r.shards.map(toBlockIdExt)))
+
+  /** All transactions of one block, following toncenter's (account, lt) cursor until the block is exhausted. */
+  const blockTransactions = (id: BlockIdExt): Effect.Effect<ReadonlyArray<RawTransaction>, UpstreamError> =>
+    Effect.gen(function* () {
+      const out: Array<RawTransaction> = []
+      const seen = new Set<string>()
+      let afterLt: string | undefined
+      let afterHash: string | undefined
+      for (;;) {
+        const page = yield* http.blockTransactionsExt(id, { count: opts.pageSize, afterLt, afterHash })
+        if (page.id.root_hash !== id.root_hash || page.id.seqno !== id.seqno) {
+          const message = `transactions of another block than ${blockKey(id)}`
+          return yield* new UpstreamError({ reason: "malformed", message })
+        }
+        let fresh = 0
+        for (const tx of page.transactions) {
+          const account = normalizeAccount(tx)
+          if (account === undefined) {
+            const message = `transaction without account in ${blockKey(id)}`
+            return yield* new UpstreamError({ reason: "malformed", message })
+          }
+          const hash = tx.transaction_id.hash
+          if (seen.has(hash)) continue
+          seen.add(hash)
+          fresh += 1
+          out.push({ block: id, account, lt: int64ToString(tx.transaction_id.lt), hash, boc: tx.data })
+        }
+        const last = out[out.length - 1]
+        // an exhausted page or one that brought nothing new ends the loop: a cursor that does not move would spin
+        if (!page.incomplete || fresh === 0 || last === undefined) break
+        afterLt = last.lt
+        afterHash = last.account.slice(last.account.indexOf(":") + 1)
+      }
+      out.sort((a, b) => (a.account < b.account ? -1 : a.account > b.account ? 1 : cmpLt(a.lt, b.lt)))
+      return out
+    })
+
+  const enrich = (accounts: ReadonlyArray<string>) =>
+    Effect.gen(function* () {
+      const states: Array<AccountStateRecord> = []
+      const codeHashes: Record<string, string | null> = {}
+      const batches: Array<ReadonlyArray<string>> = []
+      for (let i = 0; i < accounts.length; i += V3_BATCH) batches.push(accounts.slice(i, i + V3_BATCH))
+      const results = yield* Effect.forEach(batches, (b) => http.accountStates(b), { concurrency: "unbounded" })
+      for (const r of results) {
+        for (const a of r.accounts) {
+          const m = /^(-?\d+):([0-9a-fA-F]{64})$/.exec(a.address)
+          if (!m) continue
+          const account = `${m[1]}:${m[2]!.toUpperCase()}`
+          codeHashes[account] = a.code_hash ?? null
+          if (a.account_state_hash) {
+            states.push({
+              hash: a.account_state_hash,
+              account,
+              balance: a.balance === null || a.balance === undefined ? null : int64ToString(a.balance),
+              extra_currencies: null,
+              account_status: statusOf(a.status),
+              frozen_hash: a.frozen_hash ?? null,
+              data_hash: a.data_hash ?? null,
+              code_hash: a.code_hash ?? null
+            })
+          }
+        }
+      }
+      states.sort((x, y) => (x.account < y.account ? -1 : x.account > y.account ? 1 : 0))
+      return { states, codeHashes }
+    })
+
+  const bundle = (mcSeqno: number): Effect.Effect<RawMasterchainBundle, UpstreamError> =>
+    Effect.gen(function* () {
+      const [mcHeader, tops, prevTops] = yield* Effect.all(
+        [header({ workchain: -1, shard: FULL_SHARD, seqno: mcSeqno }), shardTops(mcSeqno), shardTops(mcSeqno - 1)],
+        { concurrency: "unbounded" }
+      )
+      // a block at or below a previous top of an overlapping shard was committed by an earlier masterchain block
+      const committedBefore = (id: BlockIdExt) =>
+        prevTops.some((t) => t.workchain === id.workchain && overlaps(t.shard, id.shard) && id.seqno <= t.seqno)
+
+      const found = new Map<string, BlockHeaderJson>()
+      let frontier = tops.filter((t) => !committedBefore(t))
+      while (frontier.length > 0) {
+        const hs = yield* Effect.forEach(
+          frontier,
+          (id) => header(id),
+          { concurrency: "unbounded" }
+        )
+        const next = new Map<string, BlockIdExt>()
+        for (const h of hs) {
+          found.set(blockKey(toBlockIdExt(h.id)), h)
+          for (const p of h.prev_blocks.map(toBlockIdExt)) {
+            const k = blockKey(p)
+            if (!committedBefore(p) && !found.has(k)) next.set(k, p)
+          }
+        }
+        if (found.size > MAX_WALK) {
+          const message = `shard walk of ${mcSeqno} exceeds ${MAX_WALK} blocks`
+          return yield* new UpstreamError({ reason: "malformed", message })
+        }
+        frontier = [...next.values()]
+      }
+      const shardHeaders = [...found.values()].sort((a, b) => compareBlockIds(toBlockIdExt(a.id), toBlockIdExt(b.id)))
+      const mcId = toBlockIdExt(mcHeader.id)
+      const blockIds = [mcId, ...shardHeaders.map((h) => toBlockIdExt(h.id))]
+      const txs = yield* Effect.forEach(blockIds, blockTransactions, { concurrency: "unbounded" })
+      const transactions = txs.flat()
+      const { states, codeHashes } = opts.v3
+        ? yield* enrich([...new Set(transactions.map((t) => t.account))].sort())
+        : { states: [], codeHashes: {} }
+      return {
+        mc_seqno: mcSeqno,
+        mc_block: toBlockRecord(mcHeader, mcSeqno, txs[0]!.length),
+        shard_blocks: shardHeaders.map((h, i) => toBlockRecord(h, mcSeqno, txs[i + 1]!.length)),
+        shard_tops: tops,
+        transactions,
+        account_states: states,
+        code_hashes: codeHashes
+      } satisfies RawMasterchainBundle
+    }).pipe(Effect.withSpan("upstream.bundle", { attributes: { mcSeqno } }))
+
+  return { bundle, header, shardTops, blockTransactions }
+}
+
+const cmpLt = (a: string, b: string): number => {
+  const x = BigInt(a)
+  const y = BigInt(b)
+  return x < y ? -1 : x > y ? 1 : 0
+}
+
+export const makeToncenterUpstream = (opts: ToncenterOptions): Effect.Effect<UpstreamService> =>
+  Effect.gen(function* () {
+    const http = yield* makeToncenterHttp(opts)
+    const pageSize = Math.min(256, Math.max(1, opts.pageSize ?? 256))
+    const reader = makeBundleReader(http, { pageSize, v3: opts.v3Url !== undefined && opts.v3Url !== "" })
+    return {
+      head: Effect.map(http.masterchainInfo, (info) => info.last.seqno),
+      bundle: reader.bundle
+    } satisfies UpstreamService
+  })
