@@ -1,0 +1,140 @@
+/**
+ * Transactional publishing of masterchain bundles and their dead letters. One Kafka transaction carries a run of
+ * consecutive bundles plus the dead letters found while decoding them, so a read_committed subscriber sees a bundle
+ * and its dead letters together or not at all. Invariant: one live publisher per transactional id; starting one
+ * fences (and aborts the open transaction of) any earlier instance, killed or not.
+ */
+import { Context, Effect, Layer, Option } from "effect"
+import { CompressionTypes, type Producer } from "kafkajs"
+import type { MasterchainBundle } from "../ton/record.js"
+import { encodeBundle, encodeDeadLetter, type DeadLetter, type EncodedMessage } from "./codec.js"
+import { KafkaError } from "./errors.js"
+import { KafkaClient } from "./KafkaClient.js"
+import { lastCommittedSeqno } from "./tail.js"
+
+export interface PublishItem {
+  readonly bundle: MasterchainBundle
+  readonly deadLetters: ReadonlyArray<DeadLetter>
+}
+
+export interface BundlePublisherShape {
+  readonly transactionalId: string
+  /** The last mc seqno durably committed to the bundle topic by anyone (none when the topic is empty). */
+  readonly lastCommitted: Effect.Effect<Option.Option<number>, KafkaError>
+  /** Publishes the items in order, in as few transactions as the size limit allows; all-or-nothing per transaction. */
+  readonly publish: (items: ReadonlyArray<PublishItem>) => Effect.Effect<void, KafkaError>
+}
+
+/** Splits encoded bundles so that no produce request carries more than `limit` uncompressed bytes (one at least). */
+export const chunkBySize = <A extends { readonly value: Buffer }>(items: ReadonlyArray<A>, limit: number) => {
+  const chunks: Array<Array<A>> = []
+  let current: Array<A> = []
+  let bytes = 0
+  for (const item of items) {
+    if (current.length > 0 && bytes + item.value.length > limit) {
+      chunks.push(current)
+      current = []
+      bytes = 0
+    }
+    current.push(item)
+    bytes += item.value.length
+  }
+  if (current.length > 0) chunks.push(current)
+  return chunks
+}
+
+const toKafka = (m: EncodedMessage, partition?: number) => ({
+  key: m.key,
+  value: m.value,
+  headers: m.headers,
+  ...(partition === undefined ? {} : { partition })
+})
+
+export const makeBundlePublisher = (transactionalId: string) =>
+  Effect.gen(function* () {
+    const client = yield* KafkaClient
+    const producer: Producer = yield* Effect.acquireRelease(
+      Effect.tryPromise({
+        try: async () => {
+          const p = client.kafka.producer({
+            transactionalId,
+            idempotent: true,
+            maxInFlightRequests: 1,
+            allowAutoTopicCreation: false,
+            transactionTimeout: 60_000
+          })
+          await p.connect()
+          // Initialising the transactional id is what fences a previous instance; do it before anyone asks for
+          // the last committed bundle, so that answer cannot change under us.
+          const fence = await p.transaction()
+          await fence.abort()
+          return p
+        },
+        catch: (e) => KafkaError.from("connect", e)
+      }),
+      (p) => Effect.promise(() => p.disconnect().catch(() => undefined))
+    )
+
+    const sendTransaction = (bundles: ReadonlyArray<EncodedMessage>, letters: ReadonlyArray<EncodedMessage>) =>
+      Effect.tryPromise({
+        try: async () => {
+          const tx = await producer.transaction()
+          try {
+            // Bundles go to partition 0 explicitly: the topic has one partition by design and the key only names
+            // the record.
+            for (const b of bundles) {
+              await tx.send({
+                topic: client.topics.blocks,
+                compression: CompressionTypes.GZIP,
+                acks: -1,
+                messages: [toKafka(b, 0)]
+              })
+            }
+            if (letters.length > 0) {
+              await tx.send({
+                topic: client.topics.deadLetter,
+                compression: CompressionTypes.GZIP,
+                acks: -1,
+                messages: letters.map((l) => toKafka(l, 0))
+              })
+            }
+            await tx.commit()
+          } catch (e) {
+            await tx.abort().catch(() => undefined)
+            throw e
+          }
+        },
+        catch: (e) => KafkaError.from("send", e)
+      })
+
+    const publish = (items: ReadonlyArray<PublishItem>) =>
+      Effect.gen(function* () {
+        const encoded = items.map((item) => {
+          const bundle = encodeBundle(item.bundle, item.deadLetters.length)
+          return { value: bundle.value, bundle, letters: item.deadLetters.map(encodeDeadLetter) }
+        })
+        for (const chunk of chunkBySize(encoded, Math.floor(client.maxMessageBytes / 2))) {
+          yield* sendTransaction(
+            chunk.map((c) => c.bundle),
+            chunk.flatMap((c) => c.letters)
+          )
+        }
+      })
+
+    return {
+      transactionalId,
+      lastCommitted: lastCommittedSeqno(client.kafka, client.topics.blocks, client.maxMessageBytes),
+      publish
+    } satisfies BundlePublisherShape
+  })
+
+export class BundlePublisher extends Context.Tag("BundlePublisher")<BundlePublisher, BundlePublisherShape>() {
+  /** Transactional id `<client id>.<network>.producer`: every producer of one network fences its predecessor. */
+  static readonly layer = Layer.scoped(
+    BundlePublisher,
+    Effect.flatMap(KafkaClient, (client) => makeBundlePublisher(`${client.clientId}.${client.network}.producer`))
+  )
+
+  static readonly layerWithId = (transactionalId: string) =>
+    Layer.scoped(BundlePublisher, makeBundlePublisher(transactionalId))
+}

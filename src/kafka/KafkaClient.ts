@@ -1,0 +1,99 @@
+/**
+ * The Kafka client service: one kafkajs client per process, with the project's topics ensured before anyone
+ * produces or consumes. Invariant: no producer or consumer of this project runs against a topic it did not create
+ * (the broker has auto-creation off, and a wrongly partitioned topic would break total order).
+ */
+import { Context, Effect, Layer } from "effect"
+import { Kafka, logLevel, type Admin } from "kafkajs"
+import { KafkaConfig, NetworkConfig, type KafkaSettings } from "../config.js"
+import { KafkaError } from "./errors.js"
+import { ensureTopics, topicNames, topicSpecs, type TopicNames } from "./topics.js"
+
+export interface KafkaClientShape {
+  readonly kafka: Kafka
+  readonly topics: TopicNames
+  readonly network: string
+  /** Largest record the project produces and consumes (broker, topic, producer and fetch limits agree on it). */
+  readonly maxMessageBytes: number
+  readonly clientId: string
+}
+
+export interface KafkaClientOptions {
+  readonly brokers: ReadonlyArray<string>
+  readonly clientId: string
+  readonly topicPrefix: string
+  readonly network: string
+  readonly maxMessageBytes: number
+  /** -1 keeps the log forever (default): resume and replays read it. */
+  readonly retentionMs?: number
+}
+
+export const optionsFromSettings = (settings: KafkaSettings, network: string): KafkaClientOptions => ({
+  brokers: settings.brokers,
+  clientId: settings.clientId,
+  topicPrefix: settings.topicPrefix,
+  network,
+  maxMessageBytes: settings.maxMessageBytes
+})
+
+export const withAdmin = <A, E>(kafka: Kafka, use: (admin: Admin) => Effect.Effect<A, E>) =>
+  Effect.acquireUseRelease(
+    Effect.tryPromise({
+      try: async () => {
+        const admin = kafka.admin()
+        await admin.connect()
+        return admin
+      },
+      catch: (e) => KafkaError.from("connect", e)
+    }),
+    use,
+    (admin) => Effect.promise(() => admin.disconnect().catch(() => undefined))
+  )
+
+export const makeKafkaClient = (options: KafkaClientOptions) =>
+  Effect.gen(function* () {
+    if (options.brokers.length === 0) {
+      return yield* new KafkaError({ reason: "connect", message: "no Kafka brokers configured" })
+    }
+    const kafka = new Kafka({
+      clientId: options.clientId,
+      brokers: [...options.brokers],
+      // kafkajs logs every reconnect at ERROR; reconnects are expected (broker restarts) and retried by us.
+      logLevel: logLevel.NOTHING,
+      connectionTimeout: 5_000,
+      requestTimeout: 60_000,
+      retry: { retries: 10, initialRetryTime: 200, maxRetryTime: 5_000 }
+    })
+    const topics = topicNames(options.topicPrefix, options.network)
+    yield* withAdmin(kafka, (admin) =>
+      ensureTopics(
+        admin,
+        topicSpecs(topics, {
+          maxMessageBytes: options.maxMessageBytes,
+          retentionMs: options.retentionMs ?? -1,
+          replicationFactor: 1
+        })
+      )
+    )
+    return {
+      kafka,
+      topics,
+      network: options.network,
+      maxMessageBytes: options.maxMessageBytes,
+      clientId: options.clientId
+    } satisfies KafkaClientShape
+  })
+
+export class KafkaClient extends Context.Tag("KafkaClient")<KafkaClient, KafkaClientShape>() {
+  /** Brokers from KAFKA_BROKERS (the main job replaces them with the local broker's when that is empty). */
+  static readonly layer = Layer.effect(
+    KafkaClient,
+    Effect.gen(function* () {
+      const settings = yield* KafkaConfig
+      const network = yield* NetworkConfig
+      return yield* makeKafkaClient(optionsFromSettings(settings, network))
+    })
+  )
+
+  static readonly layerWith = (options: KafkaClientOptions) => Layer.effect(KafkaClient, makeKafkaClient(options))
+}

@@ -1,0 +1,97 @@
+/**
+ * Reads the end of the bundle topic as a read_committed subscriber sees it: the mc seqno of the last bundle whose
+ * transaction committed. Invariant: bundles of aborted or still-open transactions are never reported, so a producer
+ * resuming after the returned seqno neither skips nor repeats anything a subscriber can see.
+ */
+import { Effect, Option } from "effect"
+import type { Kafka } from "kafkajs"
+import { KafkaError } from "./errors.js"
+import { messageMcSeqno } from "./codec.js"
+import { withAdmin } from "./KafkaClient.js"
+
+interface Window {
+  readonly start: string
+  readonly end: string
+}
+
+/** Reads [start, end) of partition 0 and returns the highest mc seqno among committed records found. */
+const scan = (kafka: Kafka, topic: string, window: Window, maxBytes: number) =>
+  Effect.async<Option.Option<number>, KafkaError>((resume) => {
+    const groupId = `tail-reader-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`
+    const consumer = kafka.consumer({
+      groupId,
+      maxBytesPerPartition: maxBytes,
+      maxBytes,
+      maxWaitTimeInMs: 100,
+      readUncommitted: false,
+      allowAutoTopicCreation: false
+    })
+    let best: number | undefined
+    let finished = false
+    let idle: NodeJS.Timeout | undefined
+    const finish = (result: Option.Option<number> | KafkaError) => {
+      if (finished) return
+      finished = true
+      if (idle) clearTimeout(idle)
+      void consumer.disconnect().catch(() => undefined)
+      if (result instanceof KafkaError) resume(Effect.fail(result))
+      else resume(Effect.succeed(result))
+    }
+    // Control records (commit/abort markers) and aborted data are never delivered, so "reached the end" is
+    // detected either by seeing an offset at the end or by the fetches going quiet.
+    const armIdle = (ms: number) => {
+      if (idle) clearTimeout(idle)
+      idle = setTimeout(() => finish(Option.fromNullable(best)), ms)
+    }
+    const end = BigInt(window.end)
+    consumer.on(consumer.events.GROUP_JOIN, () => armIdle(1_500))
+    consumer.on(consumer.events.CRASH, (e) => finish(KafkaError.from("consume", e.payload.error)))
+    consumer
+      .connect()
+      .then(() => consumer.subscribe({ topic, fromBeginning: true }))
+      .then(() =>
+        consumer.run({
+          autoCommit: false,
+          eachBatchAutoResolve: false,
+          eachBatch: async ({ batch }) => {
+            for (const m of batch.messages) {
+              const seqno = messageMcSeqno(m)
+              if (seqno !== undefined && (best === undefined || seqno > best)) best = seqno
+              if (BigInt(m.offset) + 2n >= end) return finish(Option.fromNullable(best))
+            }
+            armIdle(800)
+          }
+        })
+      )
+      .then(() => consumer.seek({ topic, partition: 0, offset: window.start }))
+      .catch((e: unknown) => finish(KafkaError.from("consume", e)))
+    return Effect.sync(() => finish(Option.fromNullable(best)))
+  })
+
+/**
+ * Highest mc seqno committed in `topic` (partition 0). Call it only after the transactional producer initialised
+ * (fencing aborts our previous instance's open transaction); otherwise the answer could be behind by that one.
+ */
+export const lastCommittedSeqno = (kafka: Kafka, topic: string, maxBytes: number) =>
+  Effect.gen(function* () {
+    const offsets = yield* withAdmin(kafka, (admin) =>
+      Effect.tryPromise({
+        try: () => admin.fetchTopicOffsets(topic),
+        catch: (e) => KafkaError.from("admin", e)
+      })
+    )
+    const p0 = offsets.find((o) => o.partition === 0)
+    if (p0 === undefined) return yield* new KafkaError({ reason: "admin", message: `topic ${topic} has no partition 0` })
+    const low = BigInt(p0.low)
+    const high = BigInt(p0.high)
+    // Each committed transaction costs one offset for its marker, aborted ones one more per record; a window of a
+    // few dozen offsets finds the last committed bundle in one pass unless many aborts piled up at the end.
+    let span = 32n
+    while (true) {
+      if (high <= low) return Option.none<number>()
+      const start = high - span > low ? high - span : low
+      const found = yield* scan(kafka, topic, { start: String(start), end: String(high) }, maxBytes)
+      if (Option.isSome(found) || start === low) return found
+      span *= 4n
+    }
+  })

@@ -1,0 +1,97 @@
+/**
+ * The Kafka topics this project owns: their names, partitioning and per-topic limits, and their creation.
+ * Invariant: every topic name carries the network and a schema major version, and the bundle topic has exactly
+ * one partition, so the log order IS masterchain order (resume and the consumer's batching rely on that).
+ */
+import type { Admin, ITopicConfig } from "kafkajs"
+import { Effect } from "effect"
+import { KafkaError } from "./errors.js"
+
+export interface TopicNames {
+  /** One message per masterchain bundle, key = mc seqno. */
+  readonly blocks: string
+  /** One message per undecodable transaction or block, key = mc seqno. */
+  readonly deadLetter: string
+}
+
+export const topicNames = (prefix: string, network: string): TopicNames => ({
+  blocks: `${prefix}.${network}.blocks.v1`,
+  deadLetter: `${prefix}.${network}.dead-letter.v1`
+})
+
+export interface TopicLimits {
+  /** Largest compressed record batch the topic accepts; must not exceed the broker's own limits. */
+  readonly maxMessageBytes: number
+  /** -1 keeps bundles forever (a replayable log); otherwise the retention in ms. */
+  readonly retentionMs: number
+  readonly replicationFactor: number
+}
+
+/**
+ * A single partition for bundles: at ~2.5 masterchain blocks per second and a few hundred kB per bundle one
+ * partition is far from its limits, and it gives total order without a reordering stage. Parallelism belongs in
+ * ClickHouse inserts, not in Kafka partitions.
+ */
+export const BLOCKS_PARTITIONS = 1
+export const DEAD_LETTER_PARTITIONS = 1
+
+export const topicSpecs = (names: TopicNames, limits: TopicLimits): Array<ITopicConfig> => {
+  const configEntries = [
+    { name: "max.message.bytes", value: String(limits.maxMessageBytes) },
+    { name: "retention.ms", value: String(limits.retentionMs) },
+    { name: "cleanup.policy", value: "delete" },
+    // The producer already compresses with gzip; keep its batches as they are rather than recompressing.
+    { name: "compression.type", value: "producer" }
+  ]
+  return [
+    {
+      topic: names.blocks,
+      numPartitions: BLOCKS_PARTITIONS,
+      replicationFactor: limits.replicationFactor,
+      configEntries
+    },
+    {
+      topic: names.deadLetter,
+      numPartitions: DEAD_LETTER_PARTITIONS,
+      replicationFactor: limits.replicationFactor,
+      configEntries
+    }
+  ]
+}
+
+/** Creates the missing topics and checks that existing ones have the partition count the design relies on. */
+export const ensureTopics = (admin: Admin, specs: ReadonlyArray<ITopicConfig>) =>
+  Effect.gen(function* () {
+    const existing = new Set(
+      yield* Effect.tryPromise({
+        try: () => admin.listTopics(),
+        catch: (e) => KafkaError.from("admin", e)
+      })
+    )
+    const missing = specs.filter((s) => !existing.has(s.topic))
+    if (missing.length > 0) {
+      yield* Effect.tryPromise({
+        try: () => admin.createTopics({ topics: [...missing], waitForLeaders: true }),
+        catch: (e) => KafkaError.from("admin", e)
+      }).pipe(
+        // Another process may have created them between listing and creating.
+        Effect.catchIf(
+          (e) => e.message.includes("already exists"),
+          () => Effect.void
+        )
+      )
+    }
+    const metadata = yield* Effect.tryPromise({
+      try: () => admin.fetchTopicMetadata({ topics: specs.map((s) => s.topic) }),
+      catch: (e) => KafkaError.from("admin", e)
+    })
+    for (const spec of specs) {
+      const topic = metadata.topics.find((t) => t.name === spec.topic)
+      if (topic === undefined || topic.partitions.length !== spec.numPartitions) {
+        return yield* new KafkaError({
+          reason: "admin",
+          message: `topic ${spec.topic} has ${topic?.partitions.length ?? 0} partitions, expected ${spec.numPartitions}`
+        })
+      }
+    }
+  })

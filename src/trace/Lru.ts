@@ -1,0 +1,32 @@
+/**
+ * A bounded map with least-recently-used eviction, for the consumer's message-hash -> trace id cache.
+ * Invariant: never holds more than `capacity` entries; a miss is only a cache miss (the caller falls back to storage).
+ */
+export class Lru<K, V> {
+  private readonly entries = new Map<K, V>()
+
+  constructor(readonly capacity: number) {}
+
+  get size(): number {
+    return this.entries.size
+  }
+
+  get(key: K): V | undefined {
+    const v = this.entries.get(key)
+    if (v === undefined) return undefined
+    // Map keeps insertion order: re-inserting moves the key to the most recently used end.
+    this.entries.delete(key)
+    this.entries.set(key, v)
+    return v
+  }
+
+  set(key: K, value: V): void {
+    if (this.entries.has(key)) this.entries.delete(key)
+    this.entries.set(key, value)
+    while (this.entries.size > this.capacity) {
+      const oldest = this.entries.keys().next()
+      if (oldest.done) break
+      this.entries.delete(oldest.value)
+    }
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * trace_id at ingest: the hash of the transaction that started the trace. A transaction without an internal in-msg
+ * (external-in, tick-tock, other system transactions) starts its own trace; one with an internal in-msg inherits the
+ * trace of the transaction that sent that message, found by the message hash among earlier out messages.
+ * Invariant: the result depends only on the transactions seen so far in masterchain order, so replays agree.
+ */
+import type { HashB64, TransactionRecord } from "../ton/record.js"
+
+/** Out-message hash -> trace id of the transaction that sent it. */
+export interface TraceLookup {
+  readonly get: (messageHash: HashB64) => HashB64 | undefined
+}
+
+export type ParentMissing = "own-hash" | "leave-null"
+
+/**
+ * In-msg hashes of internal messages whose sender is not among `txs` (it must be looked up in history first).
+ * Only transactions in masterchain order are given, so "earlier" means an earlier bundle.
+ */
+export const externalParents = (txs: ReadonlyArray<TransactionRecord>): ReadonlyArray<HashB64> => {
+  const sent = new Set<HashB64>()
+  for (const tx of txs) for (const m of tx.out_msgs) if (m.type === "int") sent.add(m.hash)
+  const missing = new Set<HashB64>()
+  for (const tx of txs) {
+    const m = tx.in_msg
+    if (m !== null && m.type === "int" && !sent.has(m.hash)) missing.add(m.hash)
+  }
+  return [...missing]
+}
+
+const startsTrace = (tx: TransactionRecord): boolean =>
+  tx.in_msg === null || tx.in_msg.type !== "int" || tx.description.type === "tick_tock"
+
+/** Causal order: a message is created at its sender's lt and consumed at a strictly greater lt. */
+const byLt = (a: TransactionRecord, b: TransactionRecord): number => {
+  const la = BigInt(a.lt)
+  const lb = BigInt(b.lt)
+  return la < lb ? -1 : la > lb ? 1 : a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0
+}
+
+/**
+ * Assigns trace ids to the transactions of consecutive bundles (given in masterchain order, each bundle's
+ * transactions in any order). `history` answers for senders in earlier, already stored bundles. `learn` receives
+ * every out-message hash -> trace id found here so that later batches can find their parents.
+ * When a parent is in neither, `onMissing` decides: the consumer (which has all history) starts a new trace; the
+ * producer (which has none) leaves the field null for the consumer to fill.
+ */
+export const assignTraceIds = (
+  bundles: ReadonlyArray<ReadonlyArray<TransactionRecord>>,
+  history: TraceLookup,
+  onMissing: ParentMissing,
+  learn?: (messageHash: HashB64, traceId: HashB64) => void
+): Array<Array<TransactionRecord>> => {
+  const local = new Map<HashB64, HashB64 | null>()
+  return bundles.map((txs) => {
+    const assigned = new Map<TransactionRecord, HashB64 | null>()
+    for (const tx of [...txs].sort(byLt)) {
+      let traceId: HashB64 | null
+      if (startsTrace(tx)) traceId = tx.hash
+      else {
+        const msgHash = tx.in_msg!.hash
+        const found = local.has(msgHash) ? local.get(msgHash)! : history.get(msgHash)
+        traceId = found !== undefined ? found : onMissing === "own-hash" ? tx.hash : null
+      }
+      assigned.set(tx, traceId)
+      for (const m of tx.out_msgs) {
+        if (m.type !== "int") continue
+        local.set(m.hash, traceId)
+        if (traceId !== null) learn?.(m.hash, traceId)
+      }
+    }
+    return txs.map((tx) => (tx.trace_id === assigned.get(tx) ? tx : { ...tx, trace_id: assigned.get(tx) ?? null }))
+  })
+}

@@ -1,0 +1,58 @@
+import { describe, expect, it } from "vitest"
+import { assignTraceIds, externalParents } from "../../../src/trace/traceIds.js"
+import { Lru } from "../../../src/trace/Lru.js"
+import { hashOf, msg, tx } from "./records.js"
+
+const noHistory = { get: () => undefined }
+
+describe("assignTraceIds", () => {
+  it("follows internal messages across a bundle regardless of the order transactions are listed in", () => {
+    const a = tx("a", 10, msg("ext", "ext_in"), [msg("a->b"), msg("a->c")])
+    const b = tx("b", 20, msg("a->b"), [msg("b->d")])
+    const c = tx("c", 21, msg("a->c"))
+    const d = tx("d", 30, msg("b->d"))
+    const [out] = assignTraceIds([[d, c, b, a]], noHistory, "own-hash")
+    expect(out!.map((t) => t.trace_id)).toEqual([hashOf("a"), hashOf("a"), hashOf("a"), hashOf("a")])
+  })
+
+  it("starts a trace at tick-tock and at transactions without an in-msg", () => {
+    const tick = tx("tick", 5, null, [msg("tick->x")], "tick_tock")
+    const x = tx("x", 6, msg("tick->x"))
+    const [out] = assignTraceIds([[tick, x]], noHistory, "own-hash")
+    expect(out!.map((t) => t.trace_id)).toEqual([hashOf("tick"), hashOf("tick")])
+  })
+
+  it("resolves parents in earlier bundles of the same batch, then in history, then by the missing rule", () => {
+    const a = tx("a", 10, msg("e", "ext_in"), [msg("a->b")])
+    const b = tx("b", 100, msg("a->b"))
+    const fromHistory = tx("h", 101, msg("old->h"))
+    const orphan = tx("o", 102, msg("unknown->o"))
+    const history = { get: (m: string) => (m === msg("old->h").hash ? "ROOT" : undefined) }
+    const learned = new Map<string, string>()
+    const out = assignTraceIds([[a], [b, fromHistory, orphan]], history, "own-hash", (m, t) => learned.set(m, t))
+    expect(out[1]!.map((t) => t.trace_id)).toEqual([hashOf("a"), "ROOT", hashOf("o")])
+    expect(learned.get(msg("a->b").hash)).toBe(hashOf("a"))
+    const producerView = assignTraceIds([[b, orphan]], noHistory, "leave-null")
+    expect(producerView[0]!.map((t) => t.trace_id)).toEqual([null, null])
+  })
+
+  it("lists only in-msgs whose sender is outside the given transactions", () => {
+    const a = tx("a", 10, msg("e", "ext_in"), [msg("a->b")])
+    const b = tx("b", 20, msg("a->b"))
+    const c = tx("c", 30, msg("z->c"))
+    expect(externalParents([a, b, c])).toEqual([msg("z->c").hash])
+  })
+})
+
+describe("Lru", () => {
+  it("evicts the least recently used entry", () => {
+    const lru = new Lru<string, number>(2)
+    lru.set("a", 1)
+    lru.set("b", 2)
+    expect(lru.get("a")).toBe(1)
+    lru.set("c", 3)
+    expect(lru.get("b")).toBeUndefined()
+    expect(lru.get("a")).toBe(1)
+    expect(lru.size).toBe(2)
+  })
+})
