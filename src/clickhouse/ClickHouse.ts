@@ -1,0 +1,280 @@
+// The one ClickHouse access path of the project: embedded chdb by default, a ClickHouse server when CLICKHOUSE_URL
+// is set. Invariant: both backends get the same explicit output settings (64-bit integers quoted in JSON, UTC, plain
+// date-time text), so a query returns byte-identical JSON whichever engine runs it; every client is bound to its
+// database, which exists before the client is handed out.
+import { ClickHouseLogLevel, createClient, type ClickHouseClient, type ClickHouseSettings as ChSettings } from "@clickhouse/client"
+import { createChdbConnection } from "chdb/connection"
+import { Context, Effect, Layer, Schema } from "effect"
+import { accessSync, constants, mkdirSync } from "node:fs"
+import { resolve } from "node:path"
+import { ClickHouseConfig, type ClickHouseSettings } from "../config.js"
+
+export class ClickHouseError extends Schema.TaggedError<ClickHouseError>()("ClickHouseError", {
+  reason: Schema.Literal(
+    // CLICKHOUSE_DATA_DIR is locked by another process, or a second data directory was asked for in this process.
+    "DataDirUnavailable",
+    // CLICKHOUSE_URL does not answer, or answers as something that is not ClickHouse.
+    "Unreachable",
+    // The server refused the credentials in CLICKHOUSE_USER / CLICKHOUSE_PASSWORD.
+    "AuthenticationFailed",
+    // A statement failed on a working engine.
+    "QueryFailed",
+    // An applied migration file changed after it was applied, or a migration statement failed.
+    "MigrationFailed"
+  ),
+  message: Schema.String,
+  cause: Schema.optional(Schema.Unknown)
+}) {}
+
+/**
+ * Output and input settings whose defaults differ between chdb 26.x and the servers users run (ClickHouse PR 74079
+ * turned 64-bit quoting off by default in 25.8). toncenter sends lt, fees and balances as JSON strings, so quoting
+ * is on for every integer wider than 32 bits (it also covers Int128/UInt128/UInt256). Decimals and floats stay
+ * numbers on both. Time zone is pinned so DateTime text never depends on the host.
+ */
+export const clickHouseSettings: ChSettings = {
+  output_format_json_quote_64bit_integers: 1,
+  output_format_json_quote_64bit_floats: 0,
+  output_format_json_quote_decimals: 0,
+  output_format_json_quote_denormals: 0,
+  output_format_json_named_tuples_as_objects: 1,
+  date_time_output_format: "simple",
+  date_time_input_format: "best_effort",
+  session_timezone: "UTC"
+}
+
+export type ClickHouseBackend = "chdb" | "server"
+
+/** A client bound to one database, and what it runs on. Close it with `client.close()`. */
+export interface ClickHouseHandle {
+  readonly client: ClickHouseClient
+  readonly database: string
+  readonly backend: ClickHouseBackend
+  /** `CLICKHOUSE_URL`, or the absolute chdb data directory. */
+  readonly location: string
+}
+
+/** What a client needs; `ClickHouseSettings` from config.ts satisfies it. */
+export type ClickHouseClientConfig = Pick<ClickHouseSettings, "url" | "user" | "password" | "database" | "dataDir">
+
+const quoteIdent = (name: string): string => {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`not a plain identifier: ${JSON.stringify(name)}`)
+  return name
+}
+
+// chdb runs ONE engine per process on ONE data path. All clients of this process share it, reference-counted, and
+// each is bound to its database by a `USE` in front of every statement (the chdb connection ignores the client's
+// `database` option; the engine serializes statements of a session, so the prefix cannot interleave).
+interface SharedEngine {
+  readonly path: string
+  readonly connection: ReturnType<typeof createChdbConnection>
+  refs: number
+}
+let engine: SharedEngine | undefined
+
+const acquireEngine = (path: string): SharedEngine => {
+  if (engine !== undefined) {
+    if (engine.path !== path) {
+      throw new ClickHouseError({
+        reason: "DataDirUnavailable",
+        message:
+          `CLICKHOUSE_DATA_DIR=${path}: this process already runs embedded ClickHouse on ${engine.path}; ` +
+          "chdb allows one data directory per process"
+      })
+    }
+    engine.refs++
+    return engine
+  }
+  try {
+    mkdirSync(path, { recursive: true })
+    accessSync(path, constants.W_OK)
+  } catch (cause) {
+    throw new ClickHouseError({
+      reason: "DataDirUnavailable",
+      message: `CLICKHOUSE_DATA_DIR=${path}: cannot create or write the directory (${(cause as Error).message})`,
+      cause
+    })
+  }
+  try {
+    engine = { path, connection: createChdbConnection({ path }), refs: 1 }
+    return engine
+  } catch (cause) {
+    throw new ClickHouseError({
+      reason: "DataDirUnavailable",
+      message:
+        `CLICKHOUSE_DATA_DIR=${path}: embedded ClickHouse cannot open it; another process (a running exporter, ` +
+        "API or test) probably holds it. Stop that process or set CLICKHOUSE_DATA_DIR to another directory",
+      cause
+    })
+  }
+}
+
+const releaseEngine = async (shared: SharedEngine): Promise<void> => {
+  shared.refs--
+  if (shared.refs === 0 && engine === shared) {
+    engine = undefined
+    await shared.connection.close()
+  }
+}
+
+type ChdbConnection = ReturnType<typeof createChdbConnection>
+// chdb compiles against its own copy of @clickhouse/client-common; the shapes match, the declarations do not.
+type ClientConnection = NonNullable<NonNullable<Parameters<typeof createClient>[0]>["connection"]>
+
+/** A connection that runs every statement in `database` and releases the shared engine on close. */
+const boundConnection = (shared: SharedEngine, database: string): ClientConnection => {
+  const base = shared.connection
+  const prefix = `USE ${quoteIdent(database)}; `
+  let closed = false
+  const bound = {
+    query: (p: Parameters<ChdbConnection["query"]>[0]) => base.query({ ...p, query: prefix + p.query }),
+    exec: (p: Parameters<ChdbConnection["exec"]>[0]) => base.exec({ ...p, query: prefix + p.query }),
+    command: (p: Parameters<ChdbConnection["command"]>[0]) => base.command({ ...p, query: prefix + p.query }),
+    insert: (p: Parameters<ChdbConnection["insert"]>[0]) => base.insert({ ...p, query: prefix + p.query }),
+    ping: (p: Parameters<ChdbConnection["ping"]>[0]) => base.ping(p),
+    close: async () => {
+      if (closed) return
+      closed = true
+      await releaseEngine(shared)
+    }
+  }
+  return bound as unknown as ClientConnection
+}
+
+// A server error body can be a whole HTML page; the first line is enough to recognise it.
+const brief = (text: string | undefined): string => (text ?? "").trim().split("\n")[0]!.slice(0, 200)
+
+const classifyServerError = (cfg: ClickHouseClientConfig, cause: unknown): ClickHouseError => {
+  const err = cause as { code?: string; type?: string; message?: string }
+  if (err?.type === "AUTHENTICATION_FAILED" || err?.code === "516" || err?.code === "192") {
+    return new ClickHouseError({
+      reason: "AuthenticationFailed",
+      message: `CLICKHOUSE_USER/CLICKHOUSE_PASSWORD: the server at CLICKHOUSE_URL=${cfg.url} refused them (${brief(err.message)})`,
+      cause
+    })
+  }
+  return new ClickHouseError({
+    reason: "Unreachable",
+    message: `CLICKHOUSE_URL=${cfg.url}: no ClickHouse server answers there (${brief(err?.message ?? String(cause))})`,
+    cause
+  })
+}
+
+// Bounds how long a wrong CLICKHOUSE_URL can stall start-up.
+const CONNECT_TIMEOUT_MS = 10_000
+
+const makeServerClient = async (cfg: ClickHouseClientConfig & { url: string }): Promise<ClickHouseHandle> => {
+  const common = {
+    url: cfg.url,
+    username: cfg.user,
+    password: cfg.password,
+    clickhouse_settings: clickHouseSettings,
+    request_timeout: 300_000
+  }
+  // Silent: its failure is reported once, as a ClickHouseError naming the setting, not as a logged stack.
+  const admin = createClient({ ...common, request_timeout: CONNECT_TIMEOUT_MS, log: { level: ClickHouseLogLevel.OFF } })
+  try {
+    // A ping says nothing about credentials, so the first real statement doubles as the connectivity check.
+    await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${quoteIdent(cfg.database)}` })
+  } catch (cause) {
+    throw classifyServerError(cfg, cause)
+  } finally {
+    await admin.close()
+  }
+  const client = createClient({ ...common, database: cfg.database })
+  return { client, database: cfg.database, backend: "server", location: cfg.url }
+}
+
+const makeChdbClient = async (cfg: ClickHouseClientConfig): Promise<ClickHouseHandle> => {
+  const path = resolve(cfg.dataDir)
+  const shared = acquireEngine(path)
+  try {
+    await shared.connection.command({ query: `CREATE DATABASE IF NOT EXISTS ${quoteIdent(cfg.database)}` })
+  } catch (cause) {
+    await releaseEngine(shared)
+    throw new ClickHouseError({
+      reason: "QueryFailed",
+      message: `CLICKHOUSE_DATA_DIR=${path}: cannot create database ${cfg.database} (${(cause as Error).message})`,
+      cause
+    })
+  }
+  const client = createClient({ connection: boundConnection(shared, cfg.database), clickhouse_settings: clickHouseSettings })
+  return { client, database: cfg.database, backend: "chdb", location: path }
+}
+
+/**
+ * A ready client for non-Effect code: database created, connectivity checked. Rejects with `ClickHouseError` whose
+ * message names the setting to fix (CLICKHOUSE_URL, CLICKHOUSE_DATA_DIR, CLICKHOUSE_USER/PASSWORD).
+ */
+export const makeClickHouseClient = async (cfg: ClickHouseClientConfig): Promise<ClickHouseHandle> => {
+  quoteIdent(cfg.database)
+  return cfg.url !== undefined && cfg.url !== "" ? makeServerClient({ ...cfg, url: cfg.url }) : makeChdbClient(cfg)
+}
+
+const toError = (database: string, what: string) => (cause: unknown) =>
+  cause instanceof ClickHouseError
+    ? cause
+    : new ClickHouseError({
+        reason: "QueryFailed",
+        message: `${what} in ${database}: ${(cause as Error)?.message ?? String(cause)}`,
+        cause
+      })
+
+/** The ClickHouse service: one client per process for everything that reads or writes the database. */
+export class ClickHouse extends Context.Tag("ton-exporter/ClickHouse")<
+  ClickHouse,
+  ClickHouseHandle & {
+    /** Rows of a SELECT as JSON objects (64-bit integers as strings). */
+    readonly query: <A = Record<string, unknown>>(
+      sql: string,
+      params?: Record<string, unknown>
+    ) => Effect.Effect<ReadonlyArray<A>, ClickHouseError>
+    /** A statement without result rows (DDL, INSERT ... SELECT). */
+    readonly command: (sql: string, params?: Record<string, unknown>) => Effect.Effect<void, ClickHouseError>
+    /** Rows into `table` as JSONEachRow. */
+    readonly insert: (table: string, rows: ReadonlyArray<unknown>) => Effect.Effect<void, ClickHouseError>
+  }
+>() {
+  /** Build the service from explicit settings (tests, tools). */
+  static readonly fromConfig = (cfg: ClickHouseClientConfig) =>
+    Layer.scoped(
+      ClickHouse,
+      Effect.gen(function* () {
+        const handle = yield* Effect.acquireRelease(
+          Effect.tryPromise({
+            try: () => makeClickHouseClient(cfg),
+            catch: (cause) =>
+              cause instanceof ClickHouseError
+                ? cause
+                : new ClickHouseError({ reason: "QueryFailed", message: String(cause), cause })
+          }),
+          (h) => Effect.promise(() => h.client.close())
+        )
+        const { client, database } = handle
+        return ClickHouse.of({
+          ...handle,
+          query: <A>(sql: string, params?: Record<string, unknown>) =>
+            Effect.tryPromise({
+              try: async () => {
+                const rs = await client.query({ query: sql, query_params: params, format: "JSONEachRow" })
+                return (await rs.json()) as ReadonlyArray<A>
+              },
+              catch: toError(database, "query failed")
+            }),
+          command: (sql: string, params?: Record<string, unknown>) =>
+            Effect.tryPromise({
+              try: () => client.command({ query: sql, query_params: params }).then(() => undefined),
+              catch: toError(database, "statement failed")
+            }),
+          insert: (table: string, rows: ReadonlyArray<unknown>) =>
+            Effect.tryPromise({
+              try: () => client.insert({ table, values: rows as Array<unknown>, format: "JSONEachRow" }).then(() => undefined),
+              catch: toError(database, `insert into ${table} failed`)
+            })
+        })
+      })
+    )
+
+  /** Live layer: settings from the environment (CLICKHOUSE_*). */
+  static readonly layer = Layer.unwrapEffect(Effect.map(ClickHouseConfig, (cfg) => ClickHouse.fromConfig(cfg)))
+}
