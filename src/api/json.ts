@@ -1,0 +1,27 @@
+/**
+ * The two JSON dialects the API must reproduce byte for byte. ton-http-api (v2) answers with Python's
+ * `json.dumps(separators=(",", ":"), ensure_ascii=False)`, which equals JSON.stringify for the values we
+ * send; ton-index-go (v3) answers with Go's encoding/json, which additionally escapes <, >, & and U+2028/9.
+ * Invariant: key order is the insertion order of the objects we build; nothing here reorders or coerces.
+ */
+
+export const pythonJson = (value: unknown): string => JSON.stringify(value)
+
+const goEscapes: Record<string, string> = {
+  "<": "\\u003c",
+  ">": "\\u003e",
+  "&": "\\u0026",
+  "\u2028": "\\u2028",
+  "\u2029": "\\u2029"
+}
+
+// These characters cannot occur in JSON outside string literals, so a global replace only touches strings.
+export const goJson = (value: unknown): string => JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => goEscapes[c]!)
+
+/** A copy of a string-keyed map with keys in Go's map order (byte-wise ascending). */
+export const sortedRecord = <V>(entries: Iterable<readonly [string, V]>): Record<string, V> => {
+  const list = Array.from(entries).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  const out: Record<string, V> = {}
+  for (const [k, v] of list) out[k] = v
+  return out
+}

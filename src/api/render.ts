@@ -1,0 +1,34 @@
+/**
+ * The renderers the API needs from the TON domain, as one port: the decoder's v2/v3 renderers turn
+ * canonical records into toncenter's JSON objects; the API only fetches, paginates and wraps them.
+ * Invariant: the objects returned here are already in toncenter's key order and value typing.
+ */
+import type { AccountStateRecord, BlockIdExt, TransactionRecord } from "../ton/record.js"
+
+export interface V2BlockTransactionsExtInput {
+  readonly id: BlockIdExt
+  readonly req_count: number
+  readonly incomplete: boolean
+  readonly transactions: ReadonlyArray<TransactionRecord>
+  readonly extra: string
+}
+
+export interface Renderers {
+  readonly v2BlockTransactionsExt: (input: V2BlockTransactionsExtInput) => unknown
+  readonly v3Transaction: (tx: TransactionRecord, statesByHash: ReadonlyMap<string, AccountStateRecord>) => unknown
+  readonly addressBook: (
+    txs: ReadonlyArray<TransactionRecord>,
+    codeHashes: ReadonlyMap<string, string | null>,
+    o: { readonly testnet: boolean }
+  ) => Readonly<Record<string, unknown>>
+}
+
+/** tonlib's `ton.blockIdExt` object, as v2 prints block ids (shard as signed decimal string). */
+export const v2BlockIdExt = (id: BlockIdExt) => ({
+  "@type": "ton.blockIdExt",
+  workchain: id.workchain,
+  shard: id.shard,
+  seqno: id.seqno,
+  root_hash: id.root_hash,
+  file_hash: id.file_hash
+})

@@ -1,0 +1,24 @@
+/**
+ * Operational routes: liveness with the newest served masterchain block, the OpenAPI document and the
+ * browsable docs page. Invariant: none of them needs an API key or counts against a rate limit.
+ */
+import type { FastifyPluginAsync } from "fastify"
+import type { TxStore } from "../TxStore.js"
+import { DOCS_HTML } from "../openapi.js"
+
+export const systemRoutes: FastifyPluginAsync<{
+  readonly store: TxStore
+  readonly openapi: () => Record<string, unknown>
+}> = async (app, { store, openapi }) => {
+  const hidden = { hide: true } as Record<string, unknown>
+  app.get("/health", { schema: hidden }, async (_req, reply) => {
+    try {
+      const last = await store.lastDoneMcSeqno()
+      return reply.header("cache-control", "no-store").send({ status: "ok", last_mc_seqno: last })
+    } catch (e) {
+      return reply.code(503).header("cache-control", "no-store").send({ status: "unavailable", error: String(e) })
+    }
+  })
+  app.get("/api/openapi.json", { schema: hidden }, async (_req, reply) => reply.send(openapi()))
+  app.get("/api/docs", { schema: hidden }, async (_req, reply) => reply.type("text/html; charset=utf-8").send(DOCS_HTML))
+}

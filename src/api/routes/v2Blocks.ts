@@ -1,0 +1,114 @@
+/**
+ * toncenter v2 block routes: GET getBlockTransactionsExt and shards, and POST jsonRPC for the same methods.
+ * Invariant: REST and JSON-RPC run the same handler on the same parameter names, so a method answers the
+ * same `result` whichever way it is called; JSON-RPC only adds `id` (as a string) and `jsonrpc`.
+ */
+import type { FastifyPluginAsync } from "fastify"
+import { ApiError, apiErrorBody, invalid, statusOf } from "../errors.js"
+import { blockTransactionsExt, shards, type Deps } from "../handlers.js"
+import { IMMUTABLE, sendJson } from "../reply.js"
+import type { QueryValue } from "../assemble/params.js"
+import { jsonRpcEnvelope, jsonRpcId, okEnvelope } from "../assemble/v2.js"
+import {
+  hashText,
+  intText,
+  jsonRpcBodySchema,
+  jsonRpcResponseSchema,
+  querySchema,
+  v2BlockTransactionsExtSchema,
+  v2ErrorSchema,
+  v2Responses,
+  v2ShardsSchema
+} from "../schemas.js"
+
+type Query = Readonly<Record<string, QueryValue>>
+
+interface Method {
+  readonly params: ReadonlyArray<string>
+  readonly run: (deps: Deps, q: Query) => Promise<unknown>
+}
+
+const BLOCK_TX_EXT_PARAMS = ["workchain", "shard", "seqno", "root_hash", "file_hash", "after_lt", "after_hash", "count"]
+
+const methods: Readonly<Record<string, Method>> = {
+  getBlockTransactionsExt: { params: BLOCK_TX_EXT_PARAMS, run: blockTransactionsExt },
+  shards: { params: ["seqno"], run: shards }
+}
+
+export const blockTransactionsExtQuery = querySchema(
+  {
+    workchain: intText("Block workchain", "-1"),
+    shard: intText("Block shard as a signed 64-bit integer", "-9223372036854775808"),
+    seqno: intText("Block seqno", "39984096"),
+    root_hash: hashText("Block root hash; checked against the stored block when file_hash is given too"),
+    file_hash: hashText("Block file hash; checked against the stored block when root_hash is given too"),
+    after_lt: intText("Exclusive cursor: lt of the last transaction seen", "48756940000001"),
+    after_hash: hashText("Exclusive cursor: ACCOUNT id (not a transaction hash) of the last transaction seen"),
+    count: intText("Maximum number of transactions, 1..10000 (default 40)", "40")
+  },
+  ["workchain", "shard", "seqno"]
+)
+
+export const v2BlockRoutes: FastifyPluginAsync<{ deps: Deps }> = async (app, { deps }) => {
+  app.get(
+    "/api/v2/getBlockTransactionsExt",
+    {
+      schema: {
+        summary: "Transactions of a block with full data (ton-http-api compatible)",
+        tags: ["v2"],
+        querystring: blockTransactionsExtQuery,
+        response: v2Responses(v2BlockTransactionsExtSchema)
+      }
+    },
+    async (req, reply) =>
+      sendJson(reply, "v2", 200, okEnvelope(await blockTransactionsExt(deps, req.query as Query)), IMMUTABLE)
+  )
+
+  app.get(
+    "/api/v2/shards",
+    {
+      schema: {
+        summary: "Shard blocks referenced by a masterchain block",
+        tags: ["v2"],
+        querystring: querySchema({ seqno: intText("Masterchain block seqno", "39984096") }, ["seqno"]),
+        response: v2Responses(v2ShardsSchema)
+      }
+    },
+    async (req, reply) => sendJson(reply, "v2", 200, okEnvelope(await shards(deps, req.query as Query)), IMMUTABLE)
+  )
+
+  app.post(
+    "/api/v2/jsonRPC",
+    {
+      schema: {
+        summary: "JSON-RPC access to getBlockTransactionsExt and shards",
+        tags: ["v2"],
+        body: jsonRpcBodySchema,
+        response: { 200: jsonRpcResponseSchema, 404: jsonRpcResponseSchema, 422: jsonRpcResponseSchema, 429: v2ErrorSchema }
+      }
+    },
+    async (req, reply) => {
+      const body = req.body as { readonly method: string; readonly params?: unknown; readonly id?: unknown }
+      const id = jsonRpcId(body.id)
+      const fail = (e: ApiError) => {
+        const { status } = apiErrorBody("v2", e)
+        return sendJson(reply, "v2", status, jsonRpcEnvelope({ ok: false, error: e.message, code: status }, id))
+      }
+      const method = Object.hasOwn(methods, body.method) ? methods[body.method] : undefined
+      if (method === undefined) return fail(invalid("Unknown method"))
+      const params = body.params ?? {}
+      if (typeof params !== "object" || params === null || Array.isArray(params)) {
+        return fail(invalid("params: must be an object"))
+      }
+      const unexpected = Object.keys(params).find((k) => !method.params.includes(k))
+      if (unexpected !== undefined) return fail(invalid(`${body.method}: unexpected parameter '${unexpected}'`))
+      try {
+        const result = await method.run(deps, params as Query)
+        return sendJson(reply, "v2", 200, jsonRpcEnvelope({ ok: true, result }, id))
+      } catch (e) {
+        if (e instanceof ApiError && statusOf[e.reason] < 500) return fail(e)
+        throw e
+      }
+    }
+  )
+}

@@ -1,0 +1,33 @@
+/**
+ * toncenter v3 blocks of a masterchain block (masterchainBlockShards): the masterchain block itself and
+ * every shard block it commits, as ton-index-go `Block` objects.
+ * Invariant: order is (workchain, unsigned shard, seqno), stable across pages.
+ */
+import type { FastifyPluginAsync } from "fastify"
+import { masterchainBlockShards, type Deps } from "../handlers.js"
+import { IMMUTABLE, sendJson } from "../reply.js"
+import type { QueryValue } from "../assemble/params.js"
+import { intText, querySchema, v3BlocksSchema, v3Responses } from "../schemas.js"
+
+export const v3BlockRoutes: FastifyPluginAsync<{ deps: Deps }> = async (app, { deps }) => {
+  app.get(
+    "/api/v3/masterchainBlockShards",
+    {
+      schema: {
+        summary: "Blocks committed by a masterchain block",
+        tags: ["v3"],
+        querystring: querySchema(
+          {
+            seqno: intText("Masterchain block seqno", "39984096"),
+            limit: intText("Page size, 1..1000 (default 100)", "100"),
+            offset: intText("Rows to skip (default 0)", "0")
+          },
+          ["seqno"]
+        ),
+        response: v3Responses(v3BlocksSchema)
+      }
+    },
+    async (req, reply) =>
+      sendJson(reply, "v3", 200, await masterchainBlockShards(deps, req.query as Readonly<Record<string, QueryValue>>), IMMUTABLE)
+  )
+}
