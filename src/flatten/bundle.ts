@@ -1,0 +1,104 @@
+/**
+ * MasterchainBundle -> rows for every table, and the order the tables must be written in. Invariant: the completion
+ * marker (`mc_blocks_done`) is last, so a masterchain block becomes visible only after all its rows are stored.
+ */
+import type { MasterchainBundle } from "../ton/record.js"
+import { type AccountStateRow, accountStateRows } from "./account_states.js"
+import { type BlockRow, blockRow } from "./blocks.js"
+import { type LatestAccountCodeRow, latestAccountCodeRows } from "./latest_account_code.js"
+import { type McBlockDoneRow, mcBlockDoneRow } from "./mc_blocks_done.js"
+import { type McShardBlockRow, mcShardBlockRows } from "./mc_shard_blocks.js"
+import { type MessageContentRow, messageContentRows } from "./message_contents.js"
+import { type MessageRow, messageRows } from "./messages.js"
+import { type TransactionRow, transactionRow } from "./transactions.js"
+
+export interface TableRows {
+  readonly message_contents: Array<MessageContentRow>
+  readonly account_states: Array<AccountStateRow>
+  readonly messages: Array<MessageRow>
+  readonly transactions: Array<TransactionRow>
+  readonly blocks: Array<BlockRow>
+  readonly mc_shard_blocks: Array<McShardBlockRow>
+  readonly latest_account_code: Array<LatestAccountCodeRow>
+  readonly mc_blocks_done: Array<McBlockDoneRow>
+}
+
+export type TableName = keyof TableRows
+
+/** Insert order. Content-addressed tables first, the completion marker strictly last. */
+export const INSERT_ORDER: ReadonlyArray<TableName> = [
+  "message_contents",
+  "account_states",
+  "messages",
+  "transactions",
+  "blocks",
+  "mc_shard_blocks",
+  "latest_account_code",
+  "mc_blocks_done"
+]
+
+/** Tables whose rows belong to one masterchain block, with the column holding its seqno (see deleteIncomplete). */
+export const MC_KEYED_TABLES: ReadonlyArray<{ readonly table: TableName; readonly column: string }> = [
+  { table: "messages", column: "mc_block_seqno" },
+  { table: "transactions", column: "mc_block_seqno" },
+  { table: "blocks", column: "mc_block_seqno" },
+  { table: "mc_shard_blocks", column: "mc_seqno" },
+  { table: "latest_account_code", column: "mc_seqno" }
+]
+
+export const emptyTableRows = (): TableRows => ({
+  message_contents: [],
+  account_states: [],
+  messages: [],
+  transactions: [],
+  blocks: [],
+  mc_shard_blocks: [],
+  latest_account_code: [],
+  mc_blocks_done: []
+})
+
+export const flattenBundle = (b: MasterchainBundle): TableRows => ({
+  message_contents: messageContentRows(b.transactions),
+  account_states: accountStateRows(b.account_states),
+  messages: b.transactions.flatMap(messageRows),
+  transactions: b.transactions.map(transactionRow),
+  blocks: [blockRow(b.mc_block), ...b.shard_blocks.map(blockRow)],
+  mc_shard_blocks: mcShardBlockRows(b),
+  latest_account_code: latestAccountCodeRows(b),
+  mc_blocks_done: [mcBlockDoneRow(b)]
+})
+
+/**
+ * Rows of many bundles for one batched insert per table. Content-addressed rows are deduplicated across the batch;
+ * everything else is keyed by masterchain seqno and cannot repeat between distinct bundles.
+ */
+export const flattenBundles = (bs: ReadonlyArray<MasterchainBundle>): TableRows => {
+  const out = emptyTableRows()
+  const contentSeen = new Set<string>()
+  const states = new Map<string, AccountStateRow>()
+  const bundleSeen = new Set<number>()
+  for (const b of bs) {
+    // A redelivered bundle inside one batch would only add duplicate rows for merges to remove.
+    if (bundleSeen.has(b.mc_seqno)) continue
+    bundleSeen.add(b.mc_seqno)
+    const r = flattenBundle(b)
+    for (const c of r.message_contents) {
+      if (!contentSeen.has(c.hash)) {
+        contentSeen.add(c.hash)
+        out.message_contents.push(c)
+      }
+    }
+    for (const s of r.account_states) {
+      const prev = states.get(s.hash)
+      if (prev === undefined || s.known > prev.known) states.set(s.hash, s)
+    }
+    out.messages.push(...r.messages)
+    out.transactions.push(...r.transactions)
+    out.blocks.push(...r.blocks)
+    out.mc_shard_blocks.push(...r.mc_shard_blocks)
+    out.latest_account_code.push(...r.latest_account_code)
+    out.mc_blocks_done.push(...r.mc_blocks_done)
+  }
+  out.account_states.push(...states.values())
+  return out
+}

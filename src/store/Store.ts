@@ -1,0 +1,185 @@
+/**
+ * The API's read port (TxStore) over ClickHouse: a handful of queries per call, each on a table's sort key.
+ * Invariants: only masterchain blocks with a `mc_blocks_done` marker are visible (every query checks it in the
+ * same statement), and results hold no duplicates before merges (FINAL, or aggregation on content-addressed rows).
+ */
+import type { ClickHouseClient } from "@clickhouse/client"
+import type { AccountCursor, SortOrder, TxStore } from "../api/TxStore.js"
+import type { AccountStateRow } from "../flatten/account_states.js"
+import type { BlockRow } from "../flatten/blocks.js"
+import type { McShardBlockRow } from "../flatten/mc_shard_blocks.js"
+import type { MessageRow } from "../flatten/messages.js"
+import type { TransactionRow } from "../flatten/transactions.js"
+import type { AccountStateRecord, BlockId, BlockIdExt, BlockRecord, TransactionRecord } from "../ton/record.js"
+import {
+  assembleAccountState,
+  assembleBlock,
+  assembleShardTop,
+  assembleTransactions,
+  contentHashes
+} from "./assemble.js"
+
+/** Settings every read needs whatever the client defaults are: 64-bit values as JSON strings, end to end. */
+export const readSettings = {
+  output_format_json_quote_64bit_integers: 1,
+  output_format_json_named_tuples_as_objects: 1,
+  // Every table's partition key is a function of its sort key, so FINAL may skip cross-partition merging.
+  do_not_merge_across_partitions_select_final: 1
+} as const
+
+const UINT32_MAX = 0xffffffff
+const isUInt32 = (n: number): boolean => Number.isInteger(n) && n >= 0 && n <= UINT32_MAX
+const isInt32 = (n: number): boolean => Number.isInteger(n) && n >= -0x80000000 && n <= 0x7fffffff
+const INT64 = /^-?\d{1,19}$/
+const isInt64 = (s: string): boolean => INT64.test(s) && BigInt(s) >= -(2n ** 63n) && BigInt(s) < 2n ** 63n
+const validBlockId = (id: BlockId): boolean => isInt32(id.workchain) && isInt64(id.shard) && isUInt32(id.seqno)
+
+// Membership in the completion marker for the masterchain seqnos of `inner` (a subquery returning UInt32).
+const doneAmong = (inner: string): string => `(SELECT mc_seqno FROM mc_blocks_done WHERE mc_seqno IN (${inner}))`
+
+const BLOCK_MC = "SELECT mc_block_seqno FROM blocks WHERE workchain = {w:Int32} AND shard = {sh:Int64} AND seqno = {sq:UInt32}"
+
+export class ClickHouseTxStore implements TxStore {
+  constructor(private readonly client: ClickHouseClient) {}
+
+  private async rows<T>(query: string, query_params: Record<string, unknown>): Promise<Array<T>> {
+    const rs = await this.client.query({ query, query_params, format: "JSONEachRow", clickhouse_settings: readSettings })
+    return rs.json<T>()
+  }
+
+  async mcBlockDone(seqno: number): Promise<boolean> {
+    if (!isUInt32(seqno)) return false
+    const [r] = await this.rows<{ n: string }>(
+      "SELECT count() AS n FROM mc_blocks_done WHERE mc_seqno = {s:UInt32}",
+      { s: seqno }
+    )
+    return r !== undefined && r.n !== "0"
+  }
+
+  async lastDoneMcSeqno(): Promise<number | null> {
+    const [r] = await this.rows<{ m: number; n: string }>("SELECT max(mc_seqno) AS m, count() AS n FROM mc_blocks_done", {})
+    return r === undefined || r.n === "0" ? null : r.m
+  }
+
+  async transactionsByMcSeqno(
+    seqno: number,
+    o: { limit: number; offset: number; sort: SortOrder }
+  ): Promise<Array<TransactionRecord>> {
+    if (!isUInt32(seqno) || !isUInt32(o.limit) || !Number.isSafeInteger(o.offset) || o.offset < 0) return []
+    const dir = o.sort === "asc" ? "ASC" : "DESC"
+    const txs = await this.rows<TransactionRow>(
+      `SELECT * FROM transactions FINAL
+       WHERE mc_block_seqno = {s:UInt32} AND mc_block_seqno IN ${doneAmong("{s:UInt32}")}
+       ORDER BY lt ${dir}, account ASC
+       LIMIT {limit:UInt32} OFFSET {offset:UInt64}`,
+      { s: seqno, limit: o.limit, offset: o.offset }
+    )
+    return this.withMessages(txs)
+  }
+
+  async blockById(id: BlockId): Promise<BlockRecord | null> {
+    if (!validBlockId(id)) return null
+    const [r] = await this.rows<BlockRow>(
+      `SELECT * FROM blocks FINAL
+       WHERE workchain = {w:Int32} AND shard = {sh:Int64} AND seqno = {sq:UInt32}
+         AND mc_block_seqno IN ${doneAmong(BLOCK_MC)}
+       LIMIT 1`,
+      { w: id.workchain, sh: id.shard, sq: id.seqno }
+    )
+    return r === undefined ? null : assembleBlock(r)
+  }
+
+  async blockTransactions(id: BlockId, after: AccountCursor | null, count: number): Promise<Array<TransactionRecord>> {
+    if (!validBlockId(id) || !isUInt32(count) || count === 0) return []
+    if (after !== null && (!/^[0-9A-Fa-f]{64}$/.test(after.account) || !/^\d{1,20}$/.test(after.lt))) return []
+    // Accounts of one block share the workchain prefix, so "wc:HEX" strings order exactly like the account ids.
+    const cursor = after === null ? "" : "AND (account, lt) > ({ca:String}, {cl:UInt64})"
+    const txs = await this.rows<TransactionRow>(
+      `SELECT * FROM transactions FINAL
+       WHERE mc_block_seqno IN (${BLOCK_MC}) AND mc_block_seqno IN ${doneAmong(BLOCK_MC)}
+         AND block_workchain = {w:Int32} AND block_shard = {sh:Int64} AND block_seqno = {sq:UInt32}
+         ${cursor}
+       ORDER BY account ASC, lt ASC
+       LIMIT {count:UInt32}`,
+      {
+        w: id.workchain,
+        sh: id.shard,
+        sq: id.seqno,
+        count,
+        ...(after === null ? {} : { ca: `${id.workchain}:${after.account.toUpperCase()}`, cl: after.lt })
+      }
+    )
+    return this.withMessages(txs)
+  }
+
+  async shardBlocksOfMc(seqno: number): Promise<Array<BlockRecord>> {
+    if (!isUInt32(seqno)) return []
+    const rows = await this.rows<BlockRow>(
+      `SELECT * FROM blocks FINAL
+       WHERE (workchain, shard, seqno) IN
+             (SELECT workchain, shard, seqno FROM mc_shard_blocks WHERE mc_seqno = {s:UInt32} AND committed)
+         AND mc_block_seqno = {s:UInt32} AND mc_block_seqno IN ${doneAmong("{s:UInt32}")}
+       ORDER BY workchain, shard, seqno`,
+      { s: seqno }
+    )
+    return rows.map(assembleBlock)
+  }
+
+  async shardTops(seqno: number): Promise<Array<BlockIdExt>> {
+    if (!isUInt32(seqno)) return []
+    const rows = await this.rows<McShardBlockRow>(
+      `SELECT * FROM mc_shard_blocks FINAL
+       WHERE mc_seqno = {s:UInt32} AND shard_top_index IS NOT NULL AND mc_seqno IN ${doneAmong("{s:UInt32}")}
+       ORDER BY shard_top_index`,
+      { s: seqno }
+    )
+    return rows.map(assembleShardTop)
+  }
+
+  async accountStates(hashes: ReadonlyArray<string>): Promise<Map<string, AccountStateRecord>> {
+    const out = new Map<string, AccountStateRecord>()
+    if (hashes.length === 0) return out
+    const rows = await this.rows<AccountStateRow>(
+      "SELECT * FROM account_states FINAL WHERE hash IN {h:Array(String)}",
+      { h: [...new Set(hashes)] }
+    )
+    for (const r of rows) out.set(r.hash, assembleAccountState(r))
+    return out
+  }
+
+  /** Every requested account is in the result; null when no done masterchain block reported a code hash for it. */
+  async codeHashes(accounts: ReadonlyArray<string>): Promise<Map<string, string | null>> {
+    const out = new Map<string, string | null>(accounts.map((a) => [a, null]))
+    if (accounts.length === 0) return out
+    // argMax over a tuple keeps a NULL code hash (an account that lost its code) instead of skipping it.
+    const rows = await this.rows<{ account: string; code_hash: string | null }>(
+      `SELECT account, argMax(tuple(code_hash), mc_seqno).1 AS code_hash FROM latest_account_code
+       WHERE account IN {a:Array(String)}
+         AND mc_seqno IN ${doneAmong("SELECT mc_seqno FROM latest_account_code WHERE account IN {a:Array(String)}")}
+       GROUP BY account`,
+      { a: [...new Set(accounts)] }
+    )
+    for (const r of rows) out.set(r.account, r.code_hash)
+    return out
+  }
+
+  /** Two more queries for a page of transactions: its messages, then the bodies and init states they reference. */
+  private async withMessages(txs: ReadonlyArray<TransactionRow>): Promise<Array<TransactionRecord>> {
+    if (txs.length === 0) return []
+    const messages = await this.rows<MessageRow>(
+      `SELECT * FROM messages FINAL
+       WHERE mc_block_seqno IN {m:Array(UInt32)} AND tx_hash IN {h:Array(String)}`,
+      { m: [...new Set(txs.map((t) => t.mc_block_seqno))], h: txs.map((t) => t.hash) }
+    )
+    const hashes = contentHashes(messages)
+    const contents = new Map<string, string>()
+    if (hashes.length > 0) {
+      const rows = await this.rows<{ hash: string; boc: string }>(
+        "SELECT hash, any(boc) AS boc FROM message_contents WHERE hash IN {h:Array(String)} GROUP BY hash",
+        { h: hashes }
+      )
+      for (const r of rows) contents.set(r.hash, r.boc)
+    }
+    return assembleTransactions(txs, messages, contents)
+  }
+}
