@@ -1,0 +1,111 @@
+/**
+ * Text comments in message bodies, read the two ways toncenter's servers read them: tonlib's strict
+ * `vm::CellString::load` (v2 `msg.dataText`) and tonutils-go's lenient `LoadStringSnake` (v3 `decoded.comment`).
+ * Invariant: both readers work on @ton/core cells and return raw bytes; v3 text is converted like Go's string/JSON.
+ */
+import { BitBuilder, Cell } from "@ton/core"
+
+/** tonlib's CellString limit: a snake string spans at most this many cells. */
+const MAX_CHAIN_LENGTH = 16
+
+/**
+ * tonlib semantics: the bits after `skipBits` in the first cell, then whole cells along a chain of single refs;
+ * a cell with two or more refs, a chain longer than 16 cells or a bit length not divisible by 8 is "not a string".
+ */
+export const loadCellStringStrict = (body: Cell, skipBits: number): Buffer | null => {
+  const parts: Array<{ cell: Cell; from: number }> = []
+  let total = 0
+  let cell = body
+  let from = skipBits
+  for (let i = 0; ; i++) {
+    if (i >= MAX_CHAIN_LENGTH) return null
+    parts.push({ cell, from })
+    total += cell.bits.length - from
+    if (cell.refs.length === 0) break
+    if (cell.refs.length !== 1) return null
+    cell = cell.refs[0]!
+    from = 0
+  }
+  if (total % 8 !== 0) return null
+  const bb = new BitBuilder(total)
+  for (const p of parts) bb.writeBits(p.cell.bits.substring(p.from, p.cell.bits.length - p.from))
+  return bb.buffer()
+}
+
+/**
+ * tonutils-go semantics: every cell contributes its bits rounded up to whole bytes (padding zeros), following the
+ * single ref; more than one ref ends the read with an error, which the indexer turns into an empty comment.
+ */
+export const loadSnakeLenient = (body: Cell, skipBits: number): Buffer | null => {
+  const chunks: Array<Buffer> = []
+  let cell: Cell | undefined = body
+  let from = skipBits
+  while (cell !== undefined) {
+    const n = cell.bits.length - from
+    const bb = new BitBuilder(Math.ceil(n / 8) * 8)
+    bb.writeBits(cell.bits.substring(from, n))
+    while (bb.length % 8 !== 0) bb.writeBit(false)
+    chunks.push(bb.buffer())
+    if (cell.refs.length > 1) return null
+    cell = cell.refs[0]
+    from = 0
+  }
+  return Buffer.concat(chunks)
+}
+
+/**
+ * Bytes to a JS string the way Go's encoding/json prints a Go string: valid UTF-8 sequences decode, and every byte
+ * that does not start a valid sequence becomes one U+FFFD (TextDecoder would merge some of them).
+ */
+export const goString = (bytes: Uint8Array): string => {
+  let out = ""
+  let i = 0
+  const n = bytes.length
+  while (i < n) {
+    const b0 = bytes[i]!
+    if (b0 < 0x80) {
+      out += String.fromCharCode(b0)
+      i++
+      continue
+    }
+    let need = 0
+    let cp = 0
+    let min = 0
+    if (b0 >= 0xc2 && b0 <= 0xdf) {
+      need = 1
+      cp = b0 & 0x1f
+      min = 0x80
+    } else if (b0 >= 0xe0 && b0 <= 0xef) {
+      need = 2
+      cp = b0 & 0x0f
+      min = 0x800
+    } else if (b0 >= 0xf0 && b0 <= 0xf4) {
+      need = 3
+      cp = b0 & 0x07
+      min = 0x10000
+    } else {
+      out += "\ufffd"
+      i++
+      continue
+    }
+    let ok = i + need <= n - 1
+    if (ok) {
+      for (let k = 1; k <= need; k++) {
+        const b = bytes[i + k]!
+        if ((b & 0xc0) !== 0x80) {
+          ok = false
+          break
+        }
+        cp = (cp << 6) | (b & 0x3f)
+      }
+    }
+    if (!ok || cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
+      out += "\ufffd"
+      i++
+      continue
+    }
+    out += String.fromCodePoint(cp)
+    i += need + 1
+  }
+  return out
+}

@@ -1,0 +1,298 @@
+/**
+ * toncenter v3 (ton-index-go, 2025-03..2025-10 field set) Transaction, Message, AccountState and address-book shapes.
+ * Invariant: keys come out in the Go struct order; `omitempty` pointer fields are absent when null, the others are
+ * printed as null; 64-bit quantities and `created_at` are strings, shard is "%X", opcode "0x%08x".
+ */
+import { Cell } from "@ton/core"
+import { toFriendly } from "./address.js"
+import type {
+  AccountStateRecord,
+  ExtraCurrencies,
+  HashB64,
+  MessageRecord,
+  RawAddress,
+  TransactionRecord,
+  TxDescription
+} from "./record.js"
+import { goString, loadSnakeLenient } from "./text.js"
+
+export interface V3DecodedContent {
+  readonly type: "text_comment"
+  readonly comment: string
+}
+
+export interface V3MessageContent {
+  readonly hash: string
+  readonly body: string
+  readonly decoded: V3DecodedContent | null
+}
+
+export interface V3Message {
+  readonly hash: string
+  readonly source: string | null
+  readonly destination: string | null
+  readonly value: string | null
+  readonly value_extra_currencies: ExtraCurrencies | null
+  readonly fwd_fee: string | null
+  readonly ihr_fee: string | null
+  readonly created_lt: string | null
+  readonly created_at: string | null
+  readonly opcode: string | null
+  readonly ihr_disabled: boolean | null
+  readonly bounce: boolean | null
+  readonly bounced: boolean | null
+  readonly import_fee: string | null
+  readonly message_content: V3MessageContent | null
+  readonly init_state: V3MessageContent | null
+  readonly hash_norm?: string
+}
+
+export interface V3AccountState {
+  readonly hash: string
+  readonly balance: string | null
+  readonly extra_currencies: ExtraCurrencies | null
+  readonly account_status: string | null
+  readonly frozen_hash: string | null
+  readonly data_hash: string | null
+  readonly code_hash: string | null
+}
+
+export interface V3Transaction {
+  readonly account: string
+  readonly hash: string
+  readonly lt: string
+  readonly now: number
+  readonly mc_block_seqno: number
+  readonly trace_id?: string
+  readonly prev_trans_hash: string
+  readonly prev_trans_lt: string
+  readonly orig_status: string
+  readonly end_status: string
+  readonly total_fees: string
+  readonly total_fees_extra_currencies: ExtraCurrencies
+  readonly description: Record<string, unknown>
+  readonly block_ref: { readonly workchain: number; readonly shard: string; readonly seqno: number }
+  readonly in_msg: V3Message | null
+  readonly out_msgs: ReadonlyArray<V3Message>
+  readonly account_state_before: V3AccountState
+  readonly account_state_after: V3AccountState
+  readonly emulated: false
+}
+
+export interface V3AddressBookEntry {
+  readonly user_friendly: string
+  readonly domain: string | null
+}
+
+/** Code hashes of wallet contracts: their owners get non-bounceable user-friendly addresses (ton-index-go models.go). */
+export const WALLET_CODE_HASHES: ReadonlySet<string> = new Set([
+  "oM/CxIruFqJx8s/AtzgtgXVs7LEBfQd/qqs7tgL2how=",
+  "1JAvzJ+tdGmPqONTIgpo2g3PcuMryy657gQhfBfTBiw=",
+  "WHzHie/xyE9G7DeX5F/ICaFP9a4k8eDHpqmcydyQYf8=",
+  "XJpeaMEI4YchoHxC+ZVr+zmtd+xtYktgxXbsiO7mUyk=",
+  "/pUw0yQ4Uwg+8u8LTCkIwKv2+hwx6iQ6rKpb+MfXU/E=",
+  "thBBpYp5gLlG6PueGY48kE0keZ/6NldOpCUcQaVm9YE=",
+  "hNr6RJ+Ypph3ibojI1gHK8D3bcRSQAKl0JGLmnXS1Zk=",
+  "ZN1UgFUixb6KnbWc6gEFzPDQh4bKeb64y3nogKjXMi0=",
+  "/rX/aCDi/w2Ug+fg1iyBfYRniftK5YDIeIZtlZ2r1cA=",
+  "89fKU0k97trCizgZhqhJQDy6w9LFhHea8IEGWvCsS5M=",
+  "IINLe3KxEhR+Gy+0V7hOdNGjDwT3N9T2KmaOlVLSty8="
+])
+
+/** Shard id as ton-index-go prints it: the unsigned 64-bit value in upper-case hex without padding. */
+export const shardHex = (signedDecimal: string): string => BigInt.asUintN(64, BigInt(signedDecimal)).toString(16).toUpperCase()
+
+export const opcodeHex = (opcode: number | null): string | null =>
+  opcode === null ? null : `0x${(opcode >>> 0).toString(16).padStart(8, "0")}`
+
+/** The indexer's `decoded`: a text comment whenever the body starts with op 0, read leniently (errors give ""). */
+const decodedComment = (m: MessageRecord): V3DecodedContent | null => {
+  if (m.opcode !== 0) return null
+  const bytes = loadSnakeLenient(Cell.fromBase64(m.body.boc), 32)
+  return { type: "text_comment", comment: bytes === null ? "" : goString(bytes) }
+}
+
+export const renderV3Message = (m: MessageRecord): V3Message => {
+  const base: V3Message = {
+    hash: m.hash,
+    source: m.source,
+    destination: m.destination,
+    value: m.value,
+    value_extra_currencies: m.value_extra_currencies,
+    fwd_fee: m.fwd_fee,
+    ihr_fee: m.ihr_fee,
+    created_lt: m.created_lt,
+    created_at: m.created_at === null ? null : String(m.created_at),
+    opcode: opcodeHex(m.opcode),
+    ihr_disabled: m.ihr_disabled,
+    bounce: m.bounce,
+    bounced: m.bounced,
+    import_fee: m.import_fee,
+    message_content: { hash: m.body.hash, body: m.body.boc, decoded: decodedComment(m) },
+    init_state: m.init_state === null ? null : { hash: m.init_state.hash, body: m.init_state.boc, decoded: null }
+  }
+  return m.hash_norm === null ? base : { ...base, hash_norm: m.hash_norm }
+}
+
+const put = (o: Record<string, unknown>, key: string, value: unknown): void => {
+  if (value !== undefined && value !== null) o[key] = value
+}
+
+/** TransactionDescr in Go field order; every pointer field is omitted when the transaction type lacks it. */
+export const renderV3Description = (d: TxDescription): Record<string, unknown> => {
+  const o: Record<string, unknown> = { type: d.type }
+  put(o, "aborted", d.aborted)
+  put(o, "destroyed", d.destroyed)
+  put(o, "credit_first", d.credit_first)
+  put(o, "is_tock", d.is_tock)
+  put(o, "installed", d.installed)
+  if (d.storage_ph) {
+    const s: Record<string, unknown> = {}
+    put(s, "storage_fees_collected", d.storage_ph.storage_fees_collected)
+    put(s, "storage_fees_due", d.storage_ph.storage_fees_due)
+    put(s, "status_change", d.storage_ph.status_change)
+    o.storage_ph = s
+  }
+  if (d.credit_ph) {
+    const c: Record<string, unknown> = {}
+    put(c, "due_fees_collected", d.credit_ph.due_fees_collected)
+    put(c, "credit", d.credit_ph.credit)
+    // The indexer stores no extra-currency map for a plain TON credit, so the key is absent then.
+    if (Object.keys(d.credit_ph.credit_extra_currencies).length > 0) c.credit_extra_currencies = d.credit_ph.credit_extra_currencies
+    o.credit_ph = c
+  }
+  const cp = d.compute_ph
+  if (cp) {
+    if (cp.skipped) {
+      o.compute_ph = { skipped: true, reason: cp.reason }
+    } else {
+      const c: Record<string, unknown> = {
+        skipped: false,
+        success: cp.success,
+        msg_state_used: cp.msg_state_used,
+        account_activated: cp.account_activated,
+        gas_fees: cp.gas_fees,
+        gas_used: cp.gas_used,
+        gas_limit: cp.gas_limit
+      }
+      put(c, "gas_credit", cp.gas_credit)
+      c.mode = cp.mode
+      c.exit_code = cp.exit_code
+      put(c, "exit_arg", cp.exit_arg)
+      c.vm_steps = cp.vm_steps
+      c.vm_init_state_hash = cp.vm_init_state_hash
+      c.vm_final_state_hash = cp.vm_final_state_hash
+      o.compute_ph = c
+    }
+  }
+  const a = d.action
+  if (a) {
+    const r: Record<string, unknown> = { success: a.success, valid: a.valid, no_funds: a.no_funds, status_change: a.status_change }
+    put(r, "total_fwd_fees", a.total_fwd_fees)
+    put(r, "total_action_fees", a.total_action_fees)
+    r.result_code = a.result_code
+    put(r, "result_arg", a.result_arg)
+    r.tot_actions = a.tot_actions
+    r.spec_actions = a.spec_actions
+    r.skipped_actions = a.skipped_actions
+    r.msgs_created = a.msgs_created
+    r.action_list_hash = a.action_list_hash
+    r.tot_msg_size = { cells: a.tot_msg_size.cells, bits: a.tot_msg_size.bits }
+    o.action = r
+  }
+  const b = d.bounce
+  if (b) {
+    const r: Record<string, unknown> = { type: b.type }
+    if (b.type !== "negfunds") r.msg_size = { cells: b.msg_size.cells, bits: b.msg_size.bits }
+    if (b.type === "nofunds") r.req_fwd_fees = b.req_fwd_fees
+    if (b.type === "ok") {
+      r.msg_fees = b.msg_fees
+      r.fwd_fees = b.fwd_fees
+    }
+    o.bounce = r
+  }
+  if (d.split_info) {
+    o.split_info = {
+      cur_shard_pfx_len: d.split_info.cur_shard_pfx_len,
+      acc_split_depth: d.split_info.acc_split_depth,
+      this_addr: d.split_info.this_addr,
+      sibling_addr: d.split_info.sibling_addr
+    }
+  }
+  return o
+}
+
+/** An account state by hash; the indexer keeps only the last state per account and block, others are hash-only. */
+export const renderV3AccountState = (hash: HashB64, states: ReadonlyMap<string, AccountStateRecord>): V3AccountState => {
+  const s = states.get(hash)
+  return {
+    hash,
+    balance: s?.balance ?? null,
+    extra_currencies: s?.extra_currencies ?? null,
+    account_status: s?.account_status ?? null,
+    frozen_hash: s?.frozen_hash ?? null,
+    data_hash: s?.data_hash ?? null,
+    code_hash: s?.code_hash ?? null
+  }
+}
+
+const byCreatedLt = (a: MessageRecord, b: MessageRecord): number => {
+  const x = BigInt(a.created_lt ?? "0")
+  const y = BigInt(b.created_lt ?? "0")
+  return x < y ? -1 : x > y ? 1 : 0
+}
+
+export const renderV3Transaction = (tx: TransactionRecord, states: ReadonlyMap<string, AccountStateRecord>): V3Transaction => {
+  const head = {
+    account: tx.account,
+    hash: tx.hash,
+    lt: tx.lt,
+    now: tx.now,
+    mc_block_seqno: tx.mc_block_seqno
+  }
+  const tail = {
+    prev_trans_hash: tx.prev_trans_hash,
+    prev_trans_lt: tx.prev_trans_lt,
+    orig_status: tx.orig_status,
+    end_status: tx.end_status,
+    total_fees: tx.total_fees,
+    total_fees_extra_currencies: tx.total_fees_extra_currencies,
+    description: renderV3Description(tx.description),
+    block_ref: { workchain: tx.block.workchain, shard: shardHex(tx.block.shard), seqno: tx.block.seqno },
+    in_msg: tx.in_msg === null ? null : renderV3Message(tx.in_msg),
+    out_msgs: [...tx.out_msgs].sort(byCreatedLt).map(renderV3Message),
+    account_state_before: renderV3AccountState(tx.account_state_hash_before, states),
+    account_state_after: renderV3AccountState(tx.account_state_hash_after, states),
+    emulated: false as const
+  }
+  return tx.trace_id === null ? { ...head, ...tail } : { ...head, trace_id: tx.trace_id, ...tail }
+}
+
+/** toncenter's rule: unknown code or a wallet code means the address is shown non-bounceable. */
+export const isBounceableByCode = (codeHash: string | null | undefined): boolean =>
+  codeHash !== null && codeHash !== undefined && !WALLET_CODE_HASHES.has(codeHash)
+
+/**
+ * The address book for a set of transactions: every account, in-message source and out-message destination, keyed by
+ * raw address and sorted as Go sorts map keys.
+ */
+export const renderAddressBook = (
+  txs: ReadonlyArray<TransactionRecord>,
+  codeHashes: ReadonlyMap<RawAddress, string | null>,
+  opts: { readonly testnet: boolean }
+): Record<string, V3AddressBookEntry> => {
+  const addrs = new Set<RawAddress>()
+  for (const tx of txs) {
+    addrs.add(tx.account)
+    if (tx.in_msg?.source) addrs.add(tx.in_msg.source)
+    for (const m of tx.out_msgs) if (m.destination) addrs.add(m.destination)
+  }
+  const book: Record<string, V3AddressBookEntry> = {}
+  for (const raw of [...addrs].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
+    book[raw] = {
+      user_friendly: toFriendly(raw, { bounceable: isBounceableByCode(codeHashes.get(raw)), testnet: opts.testnet }),
+      domain: null
+    }
+  }
+  return book
+}
