@@ -23,4 +23,5 @@ export const sendJson = (
     .code(status)
     .header("content-type", "application/json")
     .header("cache-control", cacheControl)
-    .send(flavor === "v3" ? goJson(body) : pythonJson(body))
+    // A Buffer goes out untouched: a string would get "; charset=utf-8" appended, which toncenter does not send.
+    .send(Buffer.from(flavor === "v3" ? goJson(body) : pythonJson(body), "utf8"))

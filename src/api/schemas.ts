@@ -92,7 +92,7 @@ export const jsonRpcBodySchema = {
   properties: {
     jsonrpc: { type: "string", examples: ["2.0"] },
     id: { description: "echoed back as a string", examples: [1] },
-    method: { type: "string", enum: ["getBlockTransactionsExt", "shards"] },
+    method: { type: "string", description: "getBlockTransactionsExt | shards (others: 422 Unknown method)" },
     params: { type: "object", additionalProperties: true }
   }
 } as const

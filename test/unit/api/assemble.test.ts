@@ -149,7 +149,7 @@ describe("v3 blocks", () => {
   })
 
   it("orders the masterchain block first and shard blocks by unsigned shard, without duplicates", () => {
-    const [b1, b2] = fixture.blocks.map(fromV3) as [BlockRecord, BlockRecord]
+    const [b1, b2] = fixture.blocks.map(fromV3) as unknown as [BlockRecord, BlockRecord]
     const mc = { ...b1, id: { ...b1.id, workchain: -1, shard: "-9223372036854775808", seqno: 7 } }
     const high = { ...b1, id: { ...b1.id, shard: "-6917529027641081856" } }
     const out = blocksOfMc(mc, [high, b1, b2, b1])
