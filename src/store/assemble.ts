@@ -242,7 +242,8 @@ export const assembleTransaction = (
   if ((inRow?.hash ?? null) !== r.in_msg_hash) {
     throw new StoreIntegrityError(`tx ${r.hash}: in message ${r.in_msg_hash ?? "none"} expected, ${inRow?.hash ?? "none"} stored`)
   }
-  const out_msgs = outRows.map((m, i) => {
+  // Array.from visits every index, holes included, so a missing row cannot slip through.
+  const out_msgs = Array.from(outRows, (m, i) => {
     if (m === undefined) throw new StoreIntegrityError(`tx ${r.hash}: out message ${i} missing`)
     return assembleMessage(m, contents)
   })

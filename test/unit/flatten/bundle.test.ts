@@ -1,0 +1,83 @@
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { describe, expect, it } from "vitest"
+import { flattenBundle, flattenBundles, INSERT_ORDER, MC_KEYED_TABLES, UnstorableRecordError } from "../../../src/flatten/index.js"
+import { realBundle, syntheticBundle } from "../store/records.js"
+
+const golden = (name: string, actual: unknown) => {
+  const path = `${import.meta.dirname}/golden/${name}.json`
+  const actualPath = `${import.meta.dirname}/golden/${name}.actual.json`
+  const text = `${JSON.stringify(actual, null, 2)}\n`
+  if (!existsSync(path) || readFileSync(path, "utf8") !== text) {
+    writeFileSync(actualPath, text)
+    expect.fail(`${path} differs from the flattened rows; see ${actualPath}`)
+  }
+  rmSync(actualPath, { force: true })
+}
+
+describe("flattenBundle", () => {
+  it("writes the completion marker strictly last and covers every table", () => {
+    expect(INSERT_ORDER.at(-1)).toBe("mc_blocks_done")
+    expect(new Set(INSERT_ORDER).size).toBe(INSERT_ORDER.length)
+    expect([...INSERT_ORDER].sort()).toEqual(Object.keys(flattenBundle(syntheticBundle(100))).sort())
+    for (const { table } of MC_KEYED_TABLES) expect(INSERT_ORDER).toContain(table)
+  })
+
+  it("emits one row per transaction, per message side, per block, and one marker", () => {
+    const b = syntheticBundle(100)
+    const r = flattenBundle(b)
+    expect(r.transactions).toHaveLength(b.transactions.length)
+    const sides = b.transactions.reduce((n, t) => n + (t.in_msg === null ? 0 : 1) + t.out_msgs.length, 0)
+    expect(r.messages).toHaveLength(sides)
+    expect(r.blocks.map((x) => x.seqno)).toEqual([b.mc_block.id.seqno, ...b.shard_blocks.map((s) => s.id.seqno)])
+    expect(r.mc_blocks_done).toEqual([{ mc_seqno: 100, block_count: 4, tx_count: b.transactions.length }])
+  })
+
+  it("maps committed blocks and shard tops, keeping the tops' order and the unchanged top", () => {
+    const b = syntheticBundle(100)
+    const rows = flattenBundle(b).mc_shard_blocks
+    expect(rows).toHaveLength(1 + b.shard_blocks.length + 1)
+    const tops = rows.filter((x) => x.shard_top_index !== null).sort((x, y) => x.shard_top_index! - y.shard_top_index!)
+    expect(tops.map((x) => [x.shard, x.seqno])).toEqual(b.shard_tops.map((t) => [t.shard, t.seqno]))
+    expect(tops.map((x) => x.committed)).toEqual([true, false, true])
+    expect(rows.find((x) => x.workchain === -1)).toMatchObject({ committed: true, shard_top_index: null })
+  })
+
+  it("stores each body and init state once per batch", () => {
+    const b = syntheticBundle(100)
+    const r = flattenBundle(b)
+    const hashes = r.message_contents.map((c) => c.hash)
+    expect(new Set(hashes).size).toBe(hashes.length)
+    const referenced = new Set(r.messages.flatMap((m) => (m.init_state_hash === null ? [m.body_hash] : [m.body_hash, m.init_state_hash])))
+    expect(new Set(hashes)).toEqual(referenced)
+  })
+
+  it("keeps the known state when a hash-only row for the same hash arrives", () => {
+    const b = syntheticBundle(100)
+    const known = b.account_states.find((s) => s.balance !== null)!
+    const bare = { ...known, balance: null, extra_currencies: null, account_status: null, data_hash: null, code_hash: null, frozen_hash: null }
+    const rows = flattenBundle({ ...b, account_states: [known, bare] }).account_states
+    expect(rows).toHaveLength(1)
+    expect(rows[0]).toMatchObject({ hash: known.hash, balance: known.balance, known: 1 })
+  })
+
+  it("flattens a batch with a redelivered bundle exactly like the batch without it", () => {
+    const a = syntheticBundle(100)
+    const b = syntheticBundle(101)
+    expect(flattenBundles([a, b, a])).toEqual(flattenBundles([a, b]))
+    const both = flattenBundles([a, b])
+    expect(both.transactions).toHaveLength(a.transactions.length + b.transactions.length)
+    // The shared empty body of the two ext-in messages is written once for the whole batch.
+    expect(both.message_contents.length).toBeLessThan(flattenBundle(a).message_contents.length * 2)
+  })
+
+  it("rejects a message whose value and extra currencies disagree on being null", () => {
+    const b = syntheticBundle(100)
+    const tx = b.transactions.find((t) => t.in_msg?.type === "int")!
+    const broken = { ...tx, in_msg: { ...tx.in_msg!, value_extra_currencies: null } }
+    expect(() => flattenBundle({ ...b, transactions: [broken] })).toThrow(UnstorableRecordError)
+  })
+
+  it("flattens the real mainnet sample into the committed rows", () => {
+    golden("real-bundle.rows", flattenBundle(realBundle()))
+  })
+})
