@@ -1,0 +1,62 @@
+/**
+ * Shared helpers for the TON unit tests: reading the real fixtures, turning a decode result into a value or a
+ * failure, and golden files (a mismatch writes `<name>.actual.json` beside the committed expectation).
+ */
+import fs from "node:fs"
+import path from "node:path"
+import { fileURLToPath } from "node:url"
+import { Either } from "effect"
+import { expect } from "vitest"
+import type { DecodeError } from "../../../src/ton/errors.js"
+
+const here = path.dirname(fileURLToPath(import.meta.url))
+export const SHARED = path.resolve(here, "../../../../shared/fixtures")
+export const GOLDEN = path.resolve(here, "../../fixtures/ton/golden")
+
+export const readShared = (rel: string): string => fs.readFileSync(path.join(SHARED, rel), "utf8")
+export const readSharedJson = <T = any>(rel: string): T => JSON.parse(readShared(rel)) as T
+export const listShared = (rel: string): Array<string> => fs.readdirSync(path.join(SHARED, rel)).sort()
+
+export const ok = <A>(e: Either.Either<A, DecodeError>): A => {
+  if (Either.isLeft(e)) throw new Error(`unexpected DecodeError ${e.left.reason}: ${e.left.message}`)
+  return e.right
+}
+
+export const err = <A>(e: Either.Either<A, DecodeError>): DecodeError => {
+  if (Either.isRight(e)) throw new Error("expected a DecodeError, got a value")
+  return e.left
+}
+
+/**
+ * Compares `actual` with the committed golden file byte for byte (2-space JSON). With UPDATE_GOLDEN=1 a missing or
+ * different file is (re)written instead; otherwise a mismatch leaves `<name>.actual.json` for review.
+ */
+export const expectGolden = (name: string, actual: unknown): void => {
+  const file = path.join(GOLDEN, `${name}.json`)
+  const text = JSON.stringify(actual, null, 2) + "\n"
+  const actualFile = path.join(GOLDEN, `${name}.actual.json`)
+  if (process.env.UPDATE_GOLDEN === "1") {
+    fs.writeFileSync(file, text)
+    if (fs.existsSync(actualFile)) fs.unlinkSync(actualFile)
+    return
+  }
+  const expected = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : null
+  if (expected !== text) fs.writeFileSync(actualFile, text)
+  else if (fs.existsSync(actualFile)) fs.unlinkSync(actualFile)
+  expect(expected, `golden ${name}.json differs (see ${name}.actual.json)`).toBe(text)
+}
+
+/** Single-quoted YAML scalars of the recorded HTTP cassettes: folded line breaks become spaces, '' becomes '. */
+export const yamlResponseBodies = (yaml: string): Array<string> => {
+  const out: Array<string> = []
+  const lines = yaml.split("\n")
+  for (let i = 0; i < lines.length; i++) {
+    const m = /^\s*string: '(.*)$/.exec(lines[i]!)
+    if (m === null) continue
+    let buf = m[1]!
+    const closed = (s: string) => /(^|[^'])('')*'$/.test(s)
+    while (!closed(buf)) buf += " " + lines[++i]!.trim()
+    out.push(buf.slice(0, -1).replace(/''/g, "'"))
+  }
+  return out
+}
