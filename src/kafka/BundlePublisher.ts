@@ -13,7 +13,8 @@ import { KafkaClient } from "./KafkaClient.js"
 import { lastCommittedSeqno } from "./tail.js"
 
 export interface PublishItem {
-  readonly bundle: MasterchainBundle
+  /** null when the whole masterchain block is dead-lettered (upstream could not deliver it usably). */
+  readonly bundle: MasterchainBundle | null
   readonly deadLetters: ReadonlyArray<DeadLetter>
 }
 
@@ -110,12 +111,12 @@ export const makeBundlePublisher = (transactionalId: string) =>
     const publish = (items: ReadonlyArray<PublishItem>) =>
       Effect.gen(function* () {
         const encoded = items.map((item) => {
-          const bundle = encodeBundle(item.bundle, item.deadLetters.length)
-          return { value: bundle.value, bundle, letters: item.deadLetters.map(encodeDeadLetter) }
+          const bundle = item.bundle === null ? null : encodeBundle(item.bundle, item.deadLetters.length)
+          return { value: bundle?.value ?? Buffer.alloc(0), bundle, letters: item.deadLetters.map(encodeDeadLetter) }
         })
         for (const chunk of chunkBySize(encoded, Math.floor(client.maxMessageBytes / 2))) {
           yield* sendTransaction(
-            chunk.map((c) => c.bundle),
+            chunk.flatMap((c) => (c.bundle === null ? [] : [c.bundle])),
             chunk.flatMap((c) => c.letters)
           )
         }

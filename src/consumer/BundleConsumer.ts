@@ -1,0 +1,212 @@
+/**
+ * The consumer: reads the bundle topic (read_committed, manual offsets), batches bundles across masterchain blocks
+ * until CONSUMER_BATCH_ROWS rows or CONSUMER_BATCH_MS ms, hands each batch to the ClickHouse sink and commits the
+ * Kafka offset only after the sink acknowledged. Invariant: a committed offset never points past a bundle whose
+ * completion marker is not in ClickHouse; anything after it is redelivered and either written or skipped as done.
+ */
+import { Cause, Deferred, Duration, Effect, Either, Exit, Runtime, Schedule } from "effect"
+import type { Consumer, EachBatchPayload } from "kafkajs"
+import type { ClickHouseError } from "../clickhouse/ClickHouse.js"
+import { decodeBundle } from "../kafka/codec.js"
+import { KafkaError } from "../kafka/errors.js"
+import { KafkaClient } from "../kafka/KafkaClient.js"
+import { Health } from "../ops/Health.js"
+import { Metrics } from "../ops/Metrics.js"
+import { formatProgress, ProgressTracker } from "../ops/progress.js"
+import { ClickHouseSink, type WriteResult } from "../sink/ClickHouseSink.js"
+import { valueDigest } from "../sink/tokens.js"
+import { BatchBuffer, estimateRows } from "./buffer.js"
+
+export interface ConsumerRun {
+  readonly groupId: string
+  readonly batchRows: number
+  readonly batchMs: number
+  /** Progress line period; 0 turns it off. */
+  readonly progressMs?: number
+  /** Called after each stored batch (the main job uses it to know when a backfill is fully stored). */
+  readonly onStored?: (result: WriteResult) => void
+}
+
+/** A tiny mutex: eachBatch and the flush timer must never write two batches at once. */
+const makeLock = () => {
+  let tail: Promise<unknown> = Promise.resolve()
+  return <A>(f: () => Promise<A>): Promise<A> => {
+    const run = tail.then(f, f)
+    tail = run.catch(() => undefined)
+    return run
+  }
+}
+
+export const runConsumer = (run: ConsumerRun) =>
+  Effect.gen(function* () {
+    const client = yield* KafkaClient
+    const sink = yield* ClickHouseSink
+    const metrics = yield* Metrics
+    const health = yield* Health
+    const runtime = yield* Effect.runtime<never>()
+    // Effects run from kafkajs callbacks: a failure is rethrown as the error itself, not wrapped.
+    const runPromise = <A, E>(eff: Effect.Effect<A, E>) =>
+      Runtime.runPromiseExit(runtime)(eff).then((exit) => {
+        if (Exit.isSuccess(exit)) return exit.value
+        throw Cause.squash(exit.cause)
+      })
+    const tracker = new ProgressTracker()
+    let lastStored = -1
+
+    const session = Effect.scoped(
+      Effect.gen(function* () {
+        const removed = yield* sink.recover
+        if (removed.length > 0) {
+          yield* Effect.logInfo(`consumer: removed partial rows of ${removed.length} masterchain blocks (${removed[0]}..${removed[removed.length - 1]})`)
+        }
+        const failure = yield* Deferred.make<never, KafkaError | ClickHouseError>()
+        const fail = (e: KafkaError | ClickHouseError) =>
+          void Runtime.runSync(runtime)(Deferred.fail(failure, e))
+        const buffer = new BatchBuffer()
+        const lock = makeLock()
+        let heartbeat: () => Promise<void> = async () => undefined
+
+        const consumer: Consumer = yield* Effect.acquireRelease(
+          Effect.tryPromise({
+            try: async () => {
+              const c = client.kafka.consumer({
+                groupId: run.groupId,
+                readUncommitted: false,
+                allowAutoTopicCreation: false,
+                maxBytesPerPartition: client.maxMessageBytes,
+                maxBytes: Math.max(client.maxMessageBytes, 16 * 1024 * 1024),
+                maxWaitTimeInMs: Math.min(500, run.batchMs),
+                sessionTimeout: 30_000,
+                heartbeatInterval: 3_000,
+                // Restarts are ours (a new session re-runs the start-up cleanup); kafkajs must not restart alone.
+                retry: { retries: 5, restartOnFailure: async () => false }
+              })
+              await c.connect()
+              return c
+            },
+            catch: (e) => KafkaError.from("connect", e)
+          }),
+          (c) => Effect.promise(() => c.disconnect().catch(() => undefined))
+        )
+        consumer.on(consumer.events.CRASH, (e) => fail(KafkaError.from("consume", e.payload.error)))
+        // A rejoin restarts fetching from the committed offset: what is buffered will come again.
+        consumer.on(consumer.events.GROUP_JOIN, () => void lock(async () => buffer.clear()))
+
+        const flush = () =>
+          lock(async () => {
+            if (!buffer.due(0, 0, Date.now())) return
+            const { items, commitOffset } = buffer.take()
+            if (items.length > 0) {
+              const result = await runPromise(
+                sink.write(
+                  items.map((i) => ({ bundle: i.bundle, digest: i.digest })),
+                  () => heartbeat()
+                )
+              )
+              const now = Date.now()
+              for (const item of items) {
+                if (!result.stored.includes(item.bundle.mc_seqno)) continue
+                tracker.record(item.bundle.mc_seqno, 1 + item.bundle.shard_blocks.length, item.bundle.transactions.length, now)
+              }
+              metrics.consumerBundles.inc({ outcome: "stored" }, result.stored.length)
+              metrics.consumerBundles.inc({ outcome: "already_done" }, result.alreadyDone.length)
+              metrics.consumerTransactions.inc(result.transactions)
+              metrics.consumerFlushes.inc()
+              const top = Math.max(lastStored, ...result.stored, ...result.alreadyDone)
+              lastStored = top
+              metrics.consumerLastSeqno.set(top)
+              health.report("consumer", true, `stored up to mc ${top}`, 120_000)
+              run.onStored?.(result)
+            }
+            if (commitOffset !== undefined) {
+              await consumer.commitOffsets([{ topic: client.topics.blocks, partition: 0, offset: commitOffset.toString() }])
+            }
+          })
+
+        const eachBatch = async ({ batch, resolveOffset, heartbeat: hb, isRunning, isStale }: EachBatchPayload) => {
+          heartbeat = hb
+          for (const message of batch.messages) {
+            if (!isRunning() || isStale()) break
+            const offset = BigInt(message.offset)
+            const decoded = decodeBundle(message.value)
+            if (Either.isLeft(decoded)) {
+              metrics.consumerBundles.inc({ outcome: "undecodable" })
+              await runPromise(Effect.logError(`consumer: offset ${message.offset} skipped: ${decoded.left.message}`))
+              buffer.skip(offset)
+            } else {
+              const bundle = decoded.right
+              buffer.add(
+                { bundle, digest: valueDigest(message.value!), offset, rows: estimateRows(bundle) },
+                Date.now()
+              )
+            }
+            resolveOffset(message.offset)
+            if (buffer.due(run.batchRows, Number.POSITIVE_INFINITY, Date.now())) await flush()
+          }
+          if (buffer.due(run.batchRows, run.batchMs, Date.now())) await flush()
+          await hb()
+        }
+
+        yield* Effect.tryPromise({
+          try: async () => {
+            await consumer.subscribe({ topic: client.topics.blocks, fromBeginning: true })
+            await consumer.run({
+              autoCommit: false,
+              eachBatchAutoResolve: false,
+              partitionsConsumedConcurrently: 1,
+              eachBatch: (payload) =>
+                eachBatch(payload).catch((e: unknown) => {
+                  fail(e instanceof KafkaError ? e : failureOf(e))
+                  throw e
+                })
+            })
+          },
+          catch: (e) => KafkaError.from("consume", e)
+        })
+        health.report("consumer", true, "started", 120_000)
+
+        // Partial batches are written on time even when no new records arrive to trigger eachBatch.
+        const tick = Math.max(50, Math.min(250, run.batchMs))
+        const timer = Effect.gen(function* () {
+          while (true) {
+            yield* Effect.sleep(Duration.millis(tick))
+            if (buffer.due(run.batchRows, run.batchMs, Date.now())) {
+              const exit = yield* Effect.exit(Effect.promise(() => flush().then(() => undefined, (e: unknown) => e)))
+              if (Exit.isSuccess(exit) && exit.value !== undefined) fail(failureOf(exit.value))
+            } else if (buffer.size === 0) {
+              health.report("consumer", true, `idle at mc ${lastStored}`, 120_000)
+            }
+          }
+        })
+        yield* Effect.forkScoped(timer)
+        return yield* Deferred.await(failure)
+      })
+    )
+
+    const progress = Effect.gen(function* () {
+      if ((run.progressMs ?? 5_000) <= 0) return yield* Effect.never
+      while (true) {
+        yield* Effect.sleep(Duration.millis(run.progressMs ?? 5_000))
+        const view = tracker.view(undefined, Date.now())
+        if (view !== undefined) yield* Effect.logInfo(formatProgress("consumer", view))
+      }
+    })
+
+    return yield* session.pipe(
+      Effect.tapError((e) =>
+        Effect.sync(() => health.report("consumer", false, `${e._tag}: ${e.message}`)).pipe(
+          Effect.zipRight(Effect.logWarning(`consumer: ${e._tag} (${e.message}); restarting from the committed offset`))
+        )
+      ),
+      Effect.retry(
+        Schedule.exponential(Duration.millis(300)).pipe(Schedule.union(Schedule.spaced(Duration.seconds(10))), Schedule.jittered)
+      ),
+      Effect.raceFirst(Effect.zipRight(progress, Effect.never))
+    )
+  })
+
+/** Whatever escaped a flush: a sink error keeps its tag, anything else is a consume failure. */
+const failureOf = (e: unknown) =>
+  typeof e === "object" && e !== null && "_tag" in e && (e as { _tag: string })._tag === "ClickHouseError"
+    ? (e as ClickHouseError)
+    : KafkaError.from("commit", e)

@@ -1,0 +1,110 @@
+/**
+ * The process's Prometheus instruments, one registry per process (never prom-client's global one, so tests and the
+ * all-in-one job can build several). Invariant: every dead letter, published bundle and stored row is counted here,
+ * so a gap is always visible as a number, not only as a log line.
+ */
+import { Context, Effect, Layer } from "effect"
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client"
+
+export interface MetricsShape {
+  readonly registry: Registry
+  readonly upstreamHead: Gauge
+  readonly producerLastSeqno: Gauge
+  readonly producerBundles: Counter
+  readonly producerTransactions: Counter
+  readonly producerFetchSeconds: Histogram
+  readonly producerPublishSeconds: Histogram
+  readonly deadLetters: Counter<"kind" | "reason">
+  readonly consumerLastSeqno: Gauge
+  readonly consumerBundles: Counter<"outcome">
+  readonly consumerTransactions: Counter
+  readonly consumerRows: Counter<"table">
+  readonly consumerInsertSeconds: Histogram<"table">
+  readonly consumerFlushes: Counter
+  readonly consumerIncompleteRemoved: Counter
+}
+
+export const makeMetrics = (defaults = true): MetricsShape => {
+  const registry = new Registry()
+  if (defaults) collectDefaultMetrics({ register: registry, prefix: "ton_exporter_" })
+  const registers = [registry]
+  return {
+    registry,
+    upstreamHead: new Gauge({ name: "ton_upstream_head_mc_seqno", help: "Latest masterchain seqno upstream reported", registers }),
+    producerLastSeqno: new Gauge({
+      name: "ton_producer_last_mc_seqno",
+      help: "Last masterchain seqno committed to Kafka by this producer",
+      registers
+    }),
+    producerBundles: new Counter({ name: "ton_producer_bundles_total", help: "Bundles committed to Kafka", registers }),
+    producerTransactions: new Counter({
+      name: "ton_producer_transactions_total",
+      help: "Decoded transactions committed to Kafka",
+      registers
+    }),
+    producerFetchSeconds: new Histogram({
+      name: "ton_producer_fetch_seconds",
+      help: "Time to fetch and decode one bundle",
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers
+    }),
+    producerPublishSeconds: new Histogram({
+      name: "ton_producer_publish_seconds",
+      help: "Time of one Kafka transaction",
+      buckets: [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers
+    }),
+    deadLetters: new Counter({
+      name: "ton_dead_letters_total",
+      help: "Inputs published to the dead-letter topic instead of the bundle topic",
+      labelNames: ["kind", "reason"] as const,
+      registers
+    }),
+    consumerLastSeqno: new Gauge({
+      name: "ton_consumer_last_mc_seqno",
+      help: "Highest masterchain seqno whose completion marker this consumer wrote",
+      registers
+    }),
+    consumerBundles: new Counter({
+      name: "ton_consumer_bundles_total",
+      help: "Bundles taken from Kafka, by outcome (stored, already_done, undecodable)",
+      labelNames: ["outcome"] as const,
+      registers
+    }),
+    consumerTransactions: new Counter({ name: "ton_consumer_transactions_total", help: "Transactions stored", registers }),
+    consumerRows: new Counter({
+      name: "ton_consumer_rows_total",
+      help: "Rows inserted into ClickHouse",
+      labelNames: ["table"] as const,
+      registers
+    }),
+    consumerInsertSeconds: new Histogram({
+      name: "ton_consumer_insert_seconds",
+      help: "Duration of one ClickHouse insert",
+      labelNames: ["table"] as const,
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers
+    }),
+    consumerFlushes: new Counter({ name: "ton_consumer_flushes_total", help: "Batches written and committed", registers }),
+    consumerIncompleteRemoved: new Counter({
+      name: "ton_consumer_incomplete_mc_blocks_removed_total",
+      help: "Masterchain blocks whose partial rows were removed before being written again",
+      registers
+    })
+  }
+}
+
+export class Metrics extends Context.Tag("Metrics")<Metrics, MetricsShape>() {
+  static readonly layer = Layer.sync(Metrics, () => makeMetrics(true))
+  /** Without process metrics: for tests that build many. */
+  static readonly layerTest = Layer.sync(Metrics, () => makeMetrics(false))
+}
+
+export const observe = <A, E, R>(h: Histogram<string>, labels: Record<string, string>, eff: Effect.Effect<A, E, R>) =>
+  Effect.suspend(() => {
+    const end = h.startTimer(labels)
+    return Effect.ensuring(
+      eff,
+      Effect.sync(() => end())
+    )
+  })

@@ -1,0 +1,198 @@
+/**
+ * The producer: masterchain seqnos -> upstream bundles (bounded prefetch, fetched concurrently, published in order)
+ * -> decoded canonical bundles -> Kafka transactions. Modes: backfill FROM..TO, follow (from the head on), resume
+ * (after the last bundle committed in the topic). Invariant: the next seqno published is always the successor of the
+ * last one committed, re-read from Kafka after every failure, so a crash or a broker restart leaves no gap and no
+ * repeat a read_committed subscriber could see.
+ */
+import { Duration, Effect, Option, Schedule, Stream } from "effect"
+import { makeBundlePublisher, type PublishItem } from "../kafka/BundlePublisher.js"
+import type { KafkaError } from "../kafka/errors.js"
+import { KafkaClient } from "../kafka/KafkaClient.js"
+import { Health } from "../ops/Health.js"
+import { Metrics } from "../ops/Metrics.js"
+import { formatProgress, ProgressTracker } from "../ops/progress.js"
+import { Upstream, UpstreamError } from "../source/Upstream.js"
+import { assembleBundle, blockDeadLetter, type DecodeTransaction } from "./assemble.js"
+
+export type ProducerMode = "backfill" | "follow" | "resume"
+
+export interface ProducerRun {
+  readonly mode: ProducerMode
+  readonly from?: number | undefined
+  /** Inclusive; backfill needs it, resume may have it (then it ends there), follow ignores it. */
+  readonly to?: number | undefined
+  /** Bundles fetched ahead of the one being published. */
+  readonly prefetch?: number
+  /** Most bundles per Kafka transaction (fewer when they are large). */
+  readonly maxBundlesPerTransaction?: number
+  /** How often the head is polled when caught up. */
+  readonly pollMs?: number
+  /** How often the progress line is printed; 0 turns it off. */
+  readonly progressMs?: number
+  readonly transactionalId?: string
+}
+
+export interface ProducerSummary {
+  readonly first: number | undefined
+  readonly last: number | undefined
+  readonly bundles: number
+  readonly transactions: number
+  readonly deadLetters: number
+}
+
+/** Where to start, given what the topic already holds. Exported for tests: this is the no-gap/no-repeat rule. */
+export const startSeqno = (
+  run: Pick<ProducerRun, "mode" | "from" | "to">,
+  lastCommitted: Option.Option<number>,
+  head: number
+): number => {
+  const last = Option.getOrUndefined(lastCommitted)
+  switch (run.mode) {
+    case "backfill": {
+      const from = run.from ?? 0
+      // Resume inside the range after a crash; a range entirely before or after the topic's tail starts at FROM.
+      return last !== undefined && last >= from && last <= (run.to ?? Infinity) ? last + 1 : from
+    }
+    case "follow":
+      // Only new blocks: never go back before the head, but do not repeat what is already in the topic either.
+      return last !== undefined && last + 1 > head ? last + 1 : head
+    case "resume":
+      return last !== undefined ? last + 1 : (run.from ?? head)
+  }
+}
+
+/** Upstream failures that will not heal by asking again: the block is dead-lettered and the chain moves on. */
+const permanent = (e: UpstreamError) => e.reason === "bad_request" || e.reason === "malformed"
+
+export const runProducer = (run: ProducerRun, decode: DecodeTransaction) =>
+  Effect.gen(function* () {
+    const client = yield* KafkaClient
+    const upstream = yield* Upstream
+    const metrics = yield* Metrics
+    const health = yield* Health
+    const prefetch = run.prefetch ?? 8
+    const perTx = run.maxBundlesPerTransaction ?? 32
+    const pollMs = run.pollMs ?? 500
+    const end = run.mode === "follow" ? undefined : run.to
+    if (run.mode === "backfill" && (run.from === undefined || run.to === undefined)) {
+      return yield* Effect.dieMessage("backfill needs both --from and --to")
+    }
+    const transactionalId = run.transactionalId ?? `${client.clientId}.${client.network}.producer`
+    const tracker = new ProgressTracker()
+    const totals = { first: undefined as number | undefined, last: undefined as number | undefined, bundles: 0, transactions: 0, deadLetters: 0 }
+    let headSeen = 0
+
+    const head = Effect.tap(upstream.head, (h) =>
+      Effect.sync(() => {
+        headSeen = Math.max(headSeen, h)
+        metrics.upstreamHead.set(headSeen)
+      })
+    )
+    const cachedHead = yield* Effect.cachedWithTTL(head, Duration.millis(pollMs))
+
+    const waitForHead = (seqno: number) =>
+      Effect.gen(function* () {
+        while ((yield* cachedHead) < seqno) {
+          health.report("producer", true, `caught up at head ${headSeen}`, 60_000)
+          yield* Effect.sleep(Duration.millis(pollMs))
+        }
+      })
+
+    const fetch = (seqno: number) =>
+      Effect.gen(function* () {
+        if (seqno > headSeen) yield* waitForHead(seqno)
+        const endTimer = metrics.producerFetchSeconds.startTimer()
+        const item: PublishItem = yield* upstream.bundle(seqno).pipe(
+          Effect.map((raw) => assembleBundle(raw, client.network, decode)),
+          Effect.catchIf(permanent, (e) =>
+            Effect.succeed<PublishItem>({
+              bundle: null,
+              deadLetters: [blockDeadLetter(client.network, seqno, `upstream_${e.reason}`, e.message)]
+            })
+          ),
+          // A head that runs slightly ahead of what the API can serve: ask again shortly.
+          Effect.retry({
+            while: (e) => e.reason === "not_found",
+            schedule: Schedule.spaced(Duration.millis(pollMs)).pipe(Schedule.intersect(Schedule.recurs(20)))
+          })
+        )
+        endTimer()
+        return item
+      })
+
+    const publish = (publisher: { publish: (i: ReadonlyArray<PublishItem>) => Effect.Effect<void, KafkaError> }) =>
+      (items: ReadonlyArray<PublishItem>) =>
+        Effect.gen(function* () {
+          const endTimer = metrics.producerPublishSeconds.startTimer()
+          yield* publisher.publish(items)
+          endTimer()
+          const now = Date.now()
+          for (const item of items) {
+            const seqno = item.bundle?.mc_seqno ?? item.deadLetters[0]?.mc_seqno
+            totals.first ??= seqno
+            if (seqno !== undefined) totals.last = seqno
+            for (const l of item.deadLetters) metrics.deadLetters.inc({ kind: l.kind, reason: l.reason })
+            totals.deadLetters += item.deadLetters.length
+            if (item.bundle !== null) {
+              const txs = item.bundle.transactions.length
+              totals.bundles++
+              totals.transactions += txs
+              metrics.producerBundles.inc()
+              metrics.producerTransactions.inc(txs)
+              metrics.producerLastSeqno.set(item.bundle.mc_seqno)
+              tracker.record(item.bundle.mc_seqno, 1 + item.bundle.shard_blocks.length, txs, now)
+            }
+          }
+          health.report("producer", true, `published up to ${totals.last}`, 60_000)
+        })
+
+    // One attempt: fence, find the tail, stream from its successor. Any failure ends the attempt; the next one
+    // starts from what Kafka says is committed, whatever the failed attempt had in flight.
+    const attempt = Effect.scoped(
+      Effect.gen(function* () {
+        const publisher = yield* makeBundlePublisher(transactionalId)
+        const last = yield* publisher.lastCommitted
+        const start = startSeqno(run, last, run.mode === "backfill" ? 0 : yield* head)
+        if (end !== undefined && start > end) return
+        yield* Effect.logInfo(`producer: ${run.mode} from mc ${start}${end === undefined ? " on" : ` to ${end}`}`)
+        const seqnos =
+          end === undefined ? Stream.iterate(start, (n) => n + 1) : Stream.range(start, end)
+        yield* seqnos.pipe(
+          Stream.mapEffect(fetch, { concurrency: prefetch }),
+          Stream.groupedWithin(perTx, Duration.millis(50)),
+          Stream.mapEffect((chunk) => publish(publisher)([...chunk])),
+          Stream.runDrain
+        )
+      }).pipe(Effect.provideService(KafkaClient, client))
+    )
+
+    const progress = Effect.gen(function* () {
+      if ((run.progressMs ?? 5_000) <= 0) return yield* Effect.never
+      while (true) {
+        yield* Effect.sleep(Duration.millis(run.progressMs ?? 5_000))
+        const target = end ?? (headSeen > 0 ? headSeen : undefined)
+        const view = tracker.view(target, Date.now())
+        if (view !== undefined) yield* Effect.logInfo(formatProgress("producer", view))
+      }
+    })
+
+    yield* attempt.pipe(
+      Effect.tapError((e) =>
+        Effect.sync(() => health.report("producer", false, `${e._tag}: ${e.message}`)).pipe(
+          Effect.zipRight(Effect.logWarning(`producer: ${e._tag} (${e.message}); restarting from the committed tail`))
+        )
+      ),
+      Effect.retry({
+        while: (e) => !(e._tag === "KafkaError" && e.reason === "fenced"),
+        schedule: Schedule.exponential(Duration.millis(300)).pipe(
+          Schedule.union(Schedule.spaced(Duration.seconds(10))),
+          Schedule.jittered
+        )
+      }),
+      Effect.raceFirst(Effect.zipRight(progress, Effect.never))
+    )
+    const summary: ProducerSummary = { ...totals }
+    return summary
+  })
+

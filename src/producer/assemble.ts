@@ -1,0 +1,84 @@
+/**
+ * Raw upstream bundle -> canonical MasterchainBundle plus dead letters. Pure: the decoder is passed in.
+ * Invariant: a transaction that does not decode is never dropped silently; it becomes a dead letter carrying its BOC
+ * and the reason, and the block keeps upstream's tx_count, so `tx_count` minus stored transactions shows the gap.
+ */
+import { Either } from "effect"
+import type { DeadLetter } from "../kafka/codec.js"
+import type { RawMasterchainBundle } from "../source/Upstream.js"
+import type { BlockIdExt, MasterchainBundle, TransactionRecord } from "../ton/record.js"
+import { assignTraceIds } from "../trace/traceIds.js"
+
+export interface DecodeFailure {
+  readonly reason: string
+  readonly message: string
+  readonly hash?: string | undefined
+}
+
+export type DecodeTransaction = (
+  boc: string,
+  context: { readonly block: BlockIdExt; readonly mc_block_seqno: number }
+) => Either.Either<TransactionRecord, DecodeFailure>
+
+export interface Assembled {
+  readonly bundle: MasterchainBundle
+  readonly deadLetters: ReadonlyArray<DeadLetter>
+}
+
+const noHistory = { get: () => undefined }
+
+export const assembleBundle = (raw: RawMasterchainBundle, network: string, decode: DecodeTransaction): Assembled => {
+  const transactions: Array<TransactionRecord> = []
+  const deadLetters: Array<DeadLetter> = []
+  for (const rt of raw.transactions) {
+    let result: Either.Either<TransactionRecord, DecodeFailure>
+    try {
+      result = decode(rt.boc, { block: rt.block, mc_block_seqno: raw.mc_seqno })
+    } catch (e) {
+      // A decoder defect on one transaction must not stop the chain; it is dead-lettered like a bad input.
+      result = Either.left({ reason: "decoder_defect", message: e instanceof Error ? e.message : String(e) })
+    }
+    if (Either.isRight(result)) transactions.push(result.right)
+    else
+      deadLetters.push({
+        schema_version: 1,
+        network,
+        mc_seqno: raw.mc_seqno,
+        kind: "transaction",
+        block: rt.block,
+        tx_hash: result.left.hash ?? rt.hash,
+        reason: result.left.reason,
+        detail: result.left.message,
+        payload: rt.boc
+      })
+  }
+  // Within one bundle every trace whose root is here is known; parents in earlier bundles are left for the consumer.
+  const [traced] = assignTraceIds([transactions], noHistory, "leave-null")
+  return {
+    bundle: {
+      schema_version: 1,
+      network,
+      mc_seqno: raw.mc_seqno,
+      mc_block: raw.mc_block,
+      shard_blocks: raw.shard_blocks,
+      shard_tops: raw.shard_tops,
+      transactions: traced ?? [],
+      account_states: raw.account_states,
+      code_hashes: raw.code_hashes
+    },
+    deadLetters
+  }
+}
+
+/** The dead letter for a whole masterchain block that upstream could not deliver in a usable form. */
+export const blockDeadLetter = (network: string, mcSeqno: number, reason: string, detail: string): DeadLetter => ({
+  schema_version: 1,
+  network,
+  mc_seqno: mcSeqno,
+  kind: "block",
+  block: { workchain: -1, shard: "-9223372036854775808", seqno: mcSeqno },
+  tx_hash: null,
+  reason,
+  detail,
+  payload: null
+})

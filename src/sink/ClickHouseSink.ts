@@ -1,0 +1,181 @@
+/**
+ * The ClickHouse writer of the consumer: takes a batch of consecutive bundles, skips those already complete, assigns
+ * trace ids, writes every table in the storage order with the completion marker last, and only then reports success
+ * (the caller commits Kafka offsets after that). Invariant: when `write` succeeds every bundle of the batch has all
+ * its rows and its marker; when it fails, no bundle of the batch has a marker it should not have, and partial rows
+ * are removed before anything is written again (at start-up and before a retry).
+ */
+import { Context, Duration, Effect, Layer, Schedule } from "effect"
+import { ClickHouse, ClickHouseError } from "../clickhouse/ClickHouse.js"
+import { flattenBundles, INSERT_ORDER, type TableRows } from "../flatten/bundle.js"
+import { Metrics } from "../ops/Metrics.js"
+import { deleteIncomplete } from "../store/deleteIncomplete.js"
+import type { HashB64, MasterchainBundle } from "../ton/record.js"
+import { Lru } from "../trace/Lru.js"
+import { assignTraceIds, externalParents } from "../trace/traceIds.js"
+import { batchDigest, insertToken } from "./tokens.js"
+
+export interface SinkItem {
+  readonly bundle: MasterchainBundle
+  /** sha256 of the Kafka value the bundle was decoded from. */
+  readonly digest: string
+}
+
+export interface WriteResult {
+  readonly stored: ReadonlyArray<number>
+  readonly alreadyDone: ReadonlyArray<number>
+  readonly transactions: number
+  readonly rows: number
+}
+
+export interface SinkOptions {
+  /** Masterchain blocks before a batch in which trace parents are looked up (bounds the lookup scan). */
+  readonly traceLookback?: number
+  /** Capacity of the message-hash -> trace id cache. */
+  readonly traceCacheSize?: number
+  /** Attempts of one batch (with cleanup in between) before the error reaches the caller. */
+  readonly attempts?: number
+}
+
+export interface SinkShape {
+  /** Start-up cleanup: removes rows of masterchain blocks without completion marker; returns their seqnos. */
+  readonly recover: Effect.Effect<ReadonlyArray<number>, ClickHouseError>
+  readonly write: (items: ReadonlyArray<SinkItem>, heartbeat: () => Promise<void>) => Effect.Effect<WriteResult, ClickHouseError>
+}
+
+const LOOKUP_CHUNK = 500
+
+const failed = (what: string) => (cause: unknown) =>
+  new ClickHouseError({ reason: "QueryFailed", message: `${what}: ${(cause as Error)?.message ?? String(cause)}`, cause })
+
+export const makeClickHouseSink = (options: SinkOptions = {}) =>
+  Effect.gen(function* () {
+    const ch = yield* ClickHouse
+    const metrics = yield* Metrics
+    const lookback = options.traceLookback ?? 10_000
+    const cache = new Lru<HashB64, HashB64>(options.traceCacheSize ?? 500_000)
+    // A new generation per process start: rows deleted by `recover` must be insertable again under new tokens.
+    const runId = `${Date.now().toString(36)}${process.pid.toString(36)}`
+    let attemptCounter = 0
+
+    const doneAmong = (seqnos: ReadonlyArray<number>) =>
+      Effect.map(
+        ch.query<{ s: number | string }>(
+          "SELECT DISTINCT mc_seqno AS s FROM mc_blocks_done WHERE mc_seqno IN {l:Array(UInt32)}",
+          { l: seqnos }
+        ),
+        (rows) => new Set(rows.map((r) => Number(r.s)))
+      )
+
+    /** Trace ids of senders in stored history, for message hashes not in the cache. */
+    const historyLookup = (hashes: ReadonlyArray<HashB64>, firstSeqno: number) =>
+      Effect.gen(function* () {
+        const found = new Map<HashB64, HashB64>()
+        const misses: Array<HashB64> = []
+        for (const h of hashes) {
+          const t = cache.get(h)
+          if (t !== undefined) found.set(h, t)
+          else misses.push(h)
+        }
+        for (let i = 0; i < misses.length; i += LOOKUP_CHUNK) {
+          const rows = yield* ch.query<{ hash: string; trace_id: string }>(
+            `SELECT hash, trace_id FROM messages
+             WHERE mc_block_seqno >= {lo:UInt32} AND mc_block_seqno < {hi:UInt32}
+               AND direction = 'out' AND trace_id IS NOT NULL AND hash IN {h:Array(String)}
+             LIMIT 1 BY hash`,
+            { lo: Math.max(0, firstSeqno - lookback), hi: firstSeqno, h: misses.slice(i, i + LOOKUP_CHUNK) }
+          )
+          for (const r of rows) found.set(r.hash, r.trace_id)
+        }
+        return found
+      })
+
+    const insertAll = (rows: TableRows, first: number, last: number, digest: string, heartbeat: () => Promise<void>) =>
+      Effect.gen(function* () {
+        const generation = `${runId}.${attemptCounter++}`
+        for (const table of INSERT_ORDER) {
+          const values = rows[table] as ReadonlyArray<unknown>
+          if (values.length === 0) continue
+          const endTimer = metrics.consumerInsertSeconds.startTimer({ table })
+          const insert = Effect.tryPromise({
+            try: () =>
+              ch.client.insert({
+                table,
+                values: values as Array<unknown>,
+                format: "JSONEachRow",
+                clickhouse_settings: { insert_deduplication_token: insertToken(table, first, last, digest, generation) }
+              }),
+            catch: failed(`insert into ${table} (mc ${first}..${last})`)
+          })
+          // A long insert must not cost the group membership: keep heartbeating while it runs.
+          const beat = Effect.promise(() => heartbeat().catch(() => undefined)).pipe(
+            Effect.zipRight(Effect.sleep(Duration.seconds(3))),
+            Effect.forever
+          )
+          yield* Effect.raceFirst(insert, Effect.zipRight(beat, Effect.never))
+          endTimer()
+          metrics.consumerRows.inc({ table }, values.length)
+        }
+      })
+
+    const writeOnce = (sorted: ReadonlyArray<SinkItem>, heartbeat: () => Promise<void>) =>
+      Effect.gen(function* () {
+        const done = yield* doneAmong(sorted.map((i) => i.bundle.mc_seqno))
+        const todo = sorted.filter((i) => !done.has(i.bundle.mc_seqno))
+        const alreadyDone = sorted.filter((i) => done.has(i.bundle.mc_seqno)).map((i) => i.bundle.mc_seqno)
+        if (todo.length === 0) return { stored: [], alreadyDone, transactions: 0, rows: 0 }
+        const first = todo[0]!.bundle.mc_seqno
+        const last = todo[todo.length - 1]!.bundle.mc_seqno
+
+        const parents = externalParents(todo.flatMap((i) => i.bundle.transactions))
+        const history = yield* historyLookup(parents, first)
+        const traced = assignTraceIds(
+          todo.map((i) => i.bundle.transactions),
+          { get: (h) => history.get(h) },
+          "own-hash",
+          (m, t) => cache.set(m, t)
+        )
+        const bundles = todo.map((i, k) => ({ ...i.bundle, transactions: traced[k]! }))
+        const digest = batchDigest(bundles.map((bundle, k) => ({ bundle, digest: todo[k]!.digest })))
+        const rows = flattenBundles(bundles)
+        yield* insertAll(rows, first, last, digest, heartbeat)
+        const transactions = bundles.reduce((n, b) => n + b.transactions.length, 0)
+        const rowCount = INSERT_ORDER.reduce((n, t) => n + (rows[t] as ReadonlyArray<unknown>).length, 0)
+        return { stored: bundles.map((b) => b.mc_seqno), alreadyDone, transactions, rows: rowCount } satisfies WriteResult
+      })
+
+    const write = (items: ReadonlyArray<SinkItem>, heartbeat: () => Promise<void>) => {
+      const sorted = [...new Map(items.map((i) => [i.bundle.mc_seqno, i])).values()].sort(
+        (a, b) => a.bundle.mc_seqno - b.bundle.mc_seqno
+      )
+      if (sorted.length === 0) return Effect.succeed<WriteResult>({ stored: [], alreadyDone: [], transactions: 0, rows: 0 })
+      const cleanup = Effect.tryPromise({
+        try: () => deleteIncomplete(ch.client, { fromSeqno: sorted[0]!.bundle.mc_seqno }),
+        catch: failed("removing partial rows")
+      }).pipe(Effect.tap((s) => Effect.sync(() => metrics.consumerIncompleteRemoved.inc(s.length))))
+      // A failed attempt may have left some tables written (or even the markers, if only the answer was lost):
+      // remove rows without marker, then start over from "which of these are done".
+      return writeOnce(sorted, heartbeat).pipe(
+        Effect.tapError((e) =>
+          Effect.logWarning(`sink: ${e.message}; cleaning up and retrying the batch`).pipe(
+            Effect.zipRight(Effect.ignore(cleanup))
+          )
+        ),
+        Effect.retry(
+          Schedule.exponential(Duration.millis(200)).pipe(Schedule.intersect(Schedule.recurs((options.attempts ?? 5) - 1)))
+        )
+      )
+    }
+
+    return {
+      recover: Effect.tryPromise({ try: () => deleteIncomplete(ch.client), catch: failed("start-up cleanup") }).pipe(
+        Effect.tap((s) => Effect.sync(() => metrics.consumerIncompleteRemoved.inc(s.length)))
+      ),
+      write
+    } satisfies SinkShape
+  })
+
+export class ClickHouseSink extends Context.Tag("ClickHouseSink")<ClickHouseSink, SinkShape>() {
+  static readonly layer = Layer.effect(ClickHouseSink, makeClickHouseSink())
+  static readonly layerWith = (options: SinkOptions) => Layer.effect(ClickHouseSink, makeClickHouseSink(options))
+}

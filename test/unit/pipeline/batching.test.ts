@@ -1,0 +1,76 @@
+import { Option } from "effect"
+import { describe, expect, it } from "vitest"
+import { BatchBuffer, estimateRows } from "../../../src/consumer/buffer.js"
+import { startSeqno } from "../../../src/producer/Producer.js"
+import { formatProgress, ProgressTracker } from "../../../src/ops/progress.js"
+import { insertToken, batchDigest } from "../../../src/sink/tokens.js"
+import { bundle, msg, tx } from "./records.js"
+
+describe("BatchBuffer", () => {
+  it("flushes on rows or age, replaces redelivered bundles and commits one past the highest offset", () => {
+    const buf = new BatchBuffer()
+    const b1 = bundle(10, [tx("a", 1, msg("e", "ext_in"), [msg("a->b")])])
+    buf.add({ bundle: b1, digest: "d1", offset: 5n, rows: estimateRows(b1) }, 1000)
+    expect(buf.due(1_000, 500, 1100)).toBe(false)
+    expect(buf.due(1_000, 500, 1500)).toBe(true)
+    expect(buf.due(estimateRows(b1), 10_000, 1100)).toBe(true)
+    buf.add({ bundle: b1, digest: "d1", offset: 7n, rows: estimateRows(b1) }, 1200)
+    buf.add({ bundle: bundle(11), digest: "d2", offset: 6n, rows: 1 }, 1200)
+    expect(buf.rows).toBe(estimateRows(b1) + 1)
+    const { items, commitOffset } = buf.take()
+    expect(items.map((i) => i.bundle.mc_seqno)).toEqual([10, 11])
+    expect(commitOffset).toBe(8n)
+    expect(buf.size).toBe(0)
+  })
+
+  it("lets the offset move past undecodable records", () => {
+    const buf = new BatchBuffer()
+    buf.skip(3n)
+    expect(buf.due(1, 1, 0)).toBe(true)
+    expect(buf.take()).toEqual({ items: [], commitOffset: 4n })
+  })
+})
+
+describe("startSeqno (no gap, no repeat)", () => {
+  it("backfill resumes inside its range and starts at FROM otherwise", () => {
+    const run = { mode: "backfill" as const, from: 100, to: 200 }
+    expect(startSeqno(run, Option.none(), 0)).toBe(100)
+    expect(startSeqno(run, Option.some(150), 0)).toBe(151)
+    expect(startSeqno(run, Option.some(200), 0)).toBe(201)
+    expect(startSeqno(run, Option.some(5000), 0)).toBe(100)
+    expect(startSeqno(run, Option.some(50), 0)).toBe(100)
+  })
+
+  it("resume continues after the tail; follow starts at the head unless the tail is ahead", () => {
+    expect(startSeqno({ mode: "resume" }, Option.some(41), 90)).toBe(42)
+    expect(startSeqno({ mode: "resume", from: 7 }, Option.none(), 90)).toBe(7)
+    expect(startSeqno({ mode: "resume" }, Option.none(), 90)).toBe(90)
+    expect(startSeqno({ mode: "follow" }, Option.some(41), 90)).toBe(90)
+    expect(startSeqno({ mode: "follow" }, Option.some(95), 90)).toBe(96)
+  })
+})
+
+describe("progress", () => {
+  it("computes rates, lag and ETA over the window", () => {
+    const t = new ProgressTracker(10_000)
+    t.record(100, 3, 30, 0)
+    t.record(110, 30, 300, 5_000)
+    const v = t.view(130, 5_000)!
+    expect(v.blocksPerSec).toBeCloseTo(6)
+    expect(v.txPerSec).toBeCloseTo(60)
+    expect(v.lag).toBe(20)
+    expect(v.etaSec).toBeCloseTo(10)
+    expect(formatProgress("p", v)).toBe("p mc 110 | 6.0 blk/s | 60.0 tx/s | lag 20 | ETA 10s")
+  })
+})
+
+describe("insert tokens", () => {
+  it("depend on table, range, content and generation", () => {
+    const b = bundle(1, [tx("a", 1, msg("e", "ext_in"))])
+    const d = batchDigest([{ bundle: b, digest: "x" }])
+    expect(d).toBe(batchDigest([{ bundle: b, digest: "x" }]))
+    const traced = { ...b, transactions: [{ ...b.transactions[0]!, trace_id: "T" }] }
+    expect(batchDigest([{ bundle: traced, digest: "x" }])).not.toBe(d)
+    expect(insertToken("messages", 1, 9, d, "g1")).toBe(`messages:1-9:${d}:g1`)
+  })
+})
