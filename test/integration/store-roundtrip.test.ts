@@ -1,0 +1,184 @@
+import type { ClickHouseClient } from "@clickhouse/client"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type ClickHouseHandle, makeClickHouseClient } from "../../src/clickhouse/ClickHouse.js"
+import { applyMigrations } from "../../src/clickhouse/migrations.js"
+import { flattenBundles, INSERT_ORDER, MC_KEYED_TABLES, type TableRows } from "../../src/flatten/index.js"
+import { deleteIncomplete } from "../../src/store/deleteIncomplete.js"
+import { ClickHouseTxStore } from "../../src/store/Store.js"
+import type { BlockRecord, MasterchainBundle, TransactionRecord } from "../../src/ton/record.js"
+import { h, realBundle, syntheticBundle } from "../unit/store/records.js"
+
+let handle: ClickHouseHandle
+let client: ClickHouseClient
+let store: ClickHouseTxStore
+
+const insert = async (rows: TableRows, opts: { marker: boolean } = { marker: true }) => {
+  for (const table of INSERT_ORDER) {
+    if (table === "mc_blocks_done" && !opts.marker) continue
+    const values = rows[table]
+    if (values.length > 0) await client.insert({ table, values, format: "JSONEachRow" })
+  }
+}
+
+const count = async (sql: string): Promise<number> => {
+  const rs = await client.query({ query: sql, format: "JSONEachRow" })
+  const [r] = await rs.json<{ n: string }>()
+  return Number(r?.n)
+}
+
+const cmp = <A extends string | bigint>(a: A, b: A): number => (a < b ? -1 : a > b ? 1 : 0)
+const byLtThenAccount = (sort: "asc" | "desc") => (a: TransactionRecord, b: TransactionRecord) =>
+  (sort === "asc" ? 1 : -1) * cmp(BigInt(a.lt), BigInt(b.lt)) || cmp(a.account, b.account)
+const byBlockOrder = (a: BlockRecord, b: BlockRecord) =>
+  a.id.workchain - b.id.workchain || cmp(BigInt(a.id.shard), BigInt(b.id.shard)) || a.id.seqno - b.id.seqno
+
+const real = realBundle()
+const synthetic = [1000, 1001, 1002].map(syntheticBundle)
+const done: Array<MasterchainBundle> = [real, ...synthetic]
+
+beforeAll(async () => {
+  handle = await makeClickHouseClient({
+    url: undefined,
+    user: "default",
+    password: "",
+    database: "store_roundtrip",
+    dataDir: mkdtempSync(join(tmpdir(), "store-it-"))
+  })
+  client = handle.client
+  await applyMigrations(client)
+  store = new ClickHouseTxStore(client)
+  // Two batches, as the consumer would send them.
+  await insert(flattenBundles([real, synthetic[0]!]))
+  await insert(flattenBundles(synthetic.slice(1)))
+})
+
+afterAll(async () => {
+  await client?.close()
+})
+
+const walkBlock = async (b: BlockRecord, pageSize: number): Promise<Array<TransactionRecord>> => {
+  const out: Array<TransactionRecord> = []
+  let after: { account: string; lt: string } | null = null
+  for (;;) {
+    const page = await store.blockTransactions(b.id, after, pageSize)
+    out.push(...page)
+    if (page.length < pageSize) return out
+    const last = page.at(-1)!
+    after = { account: last.account.split(":")[1]!, lt: last.lt }
+  }
+}
+
+const checkEverything = async () => {
+  for (const b of done) {
+    expect(await store.mcBlockDone(b.mc_seqno)).toBe(true)
+    for (const sort of ["asc", "desc"] as const) {
+      const all = await store.transactionsByMcSeqno(b.mc_seqno, { limit: 1000, offset: 0, sort })
+      expect(all).toStrictEqual([...b.transactions].sort(byLtThenAccount(sort)))
+    }
+    const pages: Array<TransactionRecord> = []
+    for (let offset = 0; offset < b.transactions.length + 3; offset += 3) {
+      pages.push(...(await store.transactionsByMcSeqno(b.mc_seqno, { limit: 3, offset, sort: "desc" })))
+    }
+    expect(pages).toStrictEqual([...b.transactions].sort(byLtThenAccount("desc")))
+
+    for (const blk of [b.mc_block, ...b.shard_blocks]) {
+      expect(await store.blockById(blk.id)).toStrictEqual(blk)
+      const own = b.transactions.filter((t) => t.block.shard === blk.id.shard && t.block.seqno === blk.id.seqno)
+      expect(await walkBlock(blk, 1)).toStrictEqual(own)
+      expect(await walkBlock(blk, 2)).toStrictEqual(own)
+      expect(await store.blockTransactions(blk.id, null, 1000)).toStrictEqual(own)
+    }
+    expect(await store.shardBlocksOfMc(b.mc_seqno)).toStrictEqual([b.mc_block, ...b.shard_blocks].sort(byBlockOrder))
+    expect(await store.shardTops(b.mc_seqno)).toStrictEqual(b.shard_tops)
+
+    const states = await store.accountStates(b.account_states.map((s) => s.hash))
+    const expected = new Map<string, (typeof b.account_states)[number]>()
+    for (const s of b.account_states) if (!expected.has(s.hash) || s.balance !== null) expected.set(s.hash, s)
+    expect(states).toStrictEqual(expected)
+  }
+  expect(await store.lastDoneMcSeqno()).toBe(real.mc_seqno)
+}
+
+describe("TxStore over embedded ClickHouse", () => {
+  it("returns exactly the records that were flattened, in the API's orders", async () => {
+    await checkEverything()
+  })
+
+  it("answers empty for unknown blocks and cursors past the end", async () => {
+    expect(await store.mcBlockDone(999)).toBe(false)
+    expect(await store.transactionsByMcSeqno(999, { limit: 10, offset: 0, sort: "desc" })).toEqual([])
+    const blk = synthetic[0]!.shard_blocks[0]!
+    expect(await store.blockById({ ...blk.id, seqno: blk.id.seqno + 1000 })).toBeNull()
+    expect(await store.blockTransactions(blk.id, { account: "F".repeat(64), lt: "0" }, 10)).toEqual([])
+    expect(await store.shardTops(999)).toEqual([])
+    expect(await store.accountStates([h("no such state")])).toEqual(new Map())
+  })
+
+  it("returns the newest code hash of done blocks per account, NULL included", async () => {
+    const b = synthetic[1]!
+    const [withCode, withNull] = [Object.keys(b.code_hashes)[0]!, Object.keys(b.code_hashes)[2]!]
+    const unknown = "0:" + "AB".repeat(32)
+    expect(await store.codeHashes([withCode, withNull, unknown])).toStrictEqual(
+      new Map([
+        [withCode, b.code_hashes[withCode]!],
+        [withNull, null],
+        [unknown, null]
+      ])
+    )
+  })
+
+  it("stays exactly-once when every row is inserted again", async () => {
+    const before = await count("SELECT count() AS n FROM transactions")
+    await insert(flattenBundles(done))
+    // The raw table now holds the replay too (until merges), which the reads must not show.
+    expect(await count("SELECT count() AS n FROM transactions")).toBeGreaterThanOrEqual(before)
+    await checkEverything()
+    expect(await count("SELECT count() AS n FROM transactions FINAL")).toBe(
+      done.reduce((n, b) => n + b.transactions.length, 0)
+    )
+  })
+
+  it("hides a block without completion marker and deleteIncomplete removes its rows", async () => {
+    const late = syntheticBundle(1005)
+    // A newer code hash for an account of a done block: must stay invisible until 1005 is done.
+    const b = synthetic[1]!
+    const account = Object.keys(b.code_hashes)[0]!
+    const partial = { ...late, code_hashes: { ...late.code_hashes, [account]: h("new code") } }
+    await insert(flattenBundles([partial]), { marker: false })
+
+    expect(await store.mcBlockDone(1005)).toBe(false)
+    expect(await store.transactionsByMcSeqno(1005, { limit: 100, offset: 0, sort: "asc" })).toEqual([])
+    expect(await store.blockById(late.shard_blocks[0]!.id)).toBeNull()
+    expect(await store.blockById(late.mc_block.id)).toBeNull()
+    expect(await store.blockTransactions(late.shard_blocks[0]!.id, null, 100)).toEqual([])
+    expect(await store.shardBlocksOfMc(1005)).toEqual([])
+    expect(await store.shardTops(1005)).toEqual([])
+    expect(await store.lastDoneMcSeqno()).toBe(real.mc_seqno)
+    expect((await store.codeHashes([account])).get(account)).toBe(b.code_hashes[account])
+
+    const rowsOf = async (seqno: number) => {
+      let n = 0
+      for (const { table, column } of MC_KEYED_TABLES) n += await count(`SELECT count() AS n FROM ${table} WHERE ${column} = ${seqno}`)
+      return n
+    }
+    const doneRows = await Promise.all(done.map((d) => rowsOf(d.mc_seqno)))
+    expect(await rowsOf(1005)).toBeGreaterThan(0)
+
+    expect(await deleteIncomplete(client)).toEqual([1005])
+    expect(await rowsOf(1005)).toBe(0)
+    expect(await Promise.all(done.map((d) => rowsOf(d.mc_seqno)))).toEqual(doneRows)
+    expect(await deleteIncomplete(client)).toEqual([])
+
+    // Re-ingesting the block after the cleanup makes it visible, newer code hash included.
+    await insert(flattenBundles([partial]))
+    expect(await store.transactionsByMcSeqno(1005, { limit: 100, offset: 0, sort: "asc" })).toStrictEqual(
+      [...late.transactions].sort(byLtThenAccount("asc"))
+    )
+    expect((await store.codeHashes([account])).get(account)).toBe(h("new code"))
+    expect(await store.lastDoneMcSeqno()).toBe(real.mc_seqno)
+    await checkEverything()
+  })
+})
