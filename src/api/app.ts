@@ -11,7 +11,7 @@ import { ApiError, apiErrorBody, errorBody, flavorOf, invalid } from "./errors.j
 import type { Clock, Deps } from "./handlers.js"
 import { registerMetrics } from "./metrics.js"
 import { collectRoutes } from "./openapi.js"
-import type { Renderers } from "./render.js"
+import { tonRenderers, type Renderers } from "./render.js"
 import { sendJson } from "./reply.js"
 import { checkGate, makeGate } from "./security.js"
 import type { TxStore } from "./TxStore.js"
@@ -31,7 +31,8 @@ export interface ApiAppConfig {
 export interface BuildAppOptions {
   readonly store: TxStore
   readonly config: ApiAppConfig
-  readonly render: Renderers
+  /** Defaults to the TON domain's renderers; tests may substitute their own. */
+  readonly render?: Renderers
   readonly clock?: Clock
 }
 
@@ -42,7 +43,7 @@ export const buildApp = ({ store, config, render, clock }: BuildAppOptions): Fas
   const app = Fastify({ logger: config.logger ?? false, bodyLimit: BODY_LIMIT, return503OnClosing: true })
   const deps: Deps = {
     store,
-    render,
+    render: render ?? tonRenderers,
     testnet: config.network === "testnet",
     clock: clock ?? { nowMs: Date.now, random: Math.random }
   }

@@ -4,6 +4,8 @@
  * Invariant: the objects returned here are already in toncenter's key order and value typing.
  */
 import type { AccountStateRecord, BlockIdExt, TransactionRecord } from "../ton/record.js"
+import { renderV2BlockTransactionsExt } from "../ton/v2.js"
+import { renderAddressBook, renderV3Transaction } from "../ton/v3.js"
 
 export interface V2BlockTransactionsExtInput {
   readonly id: BlockIdExt
@@ -21,6 +23,13 @@ export interface Renderers {
     codeHashes: ReadonlyMap<string, string | null>,
     o: { readonly testnet: boolean }
   ) => Readonly<Record<string, unknown>>
+}
+
+/** The TON domain's renderers: what the running API uses. */
+export const tonRenderers: Renderers = {
+  v2BlockTransactionsExt: renderV2BlockTransactionsExt,
+  v3Transaction: renderV3Transaction,
+  addressBook: renderAddressBook
 }
 
 /** tonlib's `ton.blockIdExt` object, as v2 prints block ids (shard as signed decimal string). */

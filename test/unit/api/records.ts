@@ -1,12 +1,14 @@
 /**
  * Canonical records for API tests, built from the real block fixtures in ../shared/fixtures/blocks
  * (the `.txs.json` summaries: block header fields and, per transaction, account, lt, hash and BOC).
- * Invariant: identities and orders (account, lt, hash, block id) are the real ones; fields the summaries
- * do not carry get fixed neutral values, so only tests about identity and paging may rely on these.
+ * Invariant: transactions are decoded from their real BOCs; block header fields the summaries do not carry
+ * (file hash, validator data) get fixed neutral values, so tests must not compare those with toncenter.
  */
 import { readFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { Either } from "effect"
+import { decodeTransaction } from "../../../src/ton/decode.js"
 import type { BlockIdExt, BlockRecord, TransactionRecord } from "../../../src/ton/record.js"
 
 export const SHARED_FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "../../../../shared/fixtures")
@@ -42,7 +44,6 @@ export const readTxsJson = (name: string): TxsJson =>
   JSON.parse(readFileSync(join(SHARED_FIXTURES, "blocks", `${name}.txs.json`), "utf8")) as TxsJson
 
 const b64 = (hex: string): string => Buffer.from(hex, "hex").toString("base64")
-const ZERO = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
 
 export const blockFromSummary = (s: TxsJson["block"], mcSeqno: number): BlockRecord => {
   const id: BlockIdExt = {
@@ -84,25 +85,9 @@ export const blockFromSummary = (s: TxsJson["block"], mcSeqno: number): BlockRec
   }
 }
 
-/** A transaction record carrying the real identity fields of a summary entry and neutral values elsewhere. */
-export const txFromSummary = (t: TxsJson["transactions"][number], block: BlockRecord): TransactionRecord => ({
-  account: t.account.toUpperCase().replace(/^(-?\d+):/, "$1:"),
-  hash: t.hash_b64,
-  lt: t.lt,
-  now: t.now,
-  mc_block_seqno: block.mc_block_seqno,
-  trace_id: t.hash_b64,
-  prev_trans_hash: ZERO,
-  prev_trans_lt: "0",
-  orig_status: "active",
-  end_status: "active",
-  total_fees: "0",
-  total_fees_extra_currencies: {},
-  description: { type: "ord" },
-  block: block.id,
-  in_msg: null,
-  out_msgs: [],
-  account_state_hash_before: ZERO,
-  account_state_hash_after: ZERO,
-  boc: t.boc_b64
-})
+/** The canonical record of a summary entry, decoded from its real BOC by the TON domain's decoder. */
+export const txFromSummary = (t: TxsJson["transactions"][number], block: BlockRecord): TransactionRecord => {
+  const decoded = decodeTransaction(t.boc_b64, { block: block.id, mc_block_seqno: block.mc_block_seqno })
+  if (Either.isLeft(decoded)) throw new Error(`fixture tx ${t.hash_b64} does not decode: ${decoded.left.message}`)
+  return { ...decoded.right, trace_id: decoded.right.trace_id ?? decoded.right.hash }
+}

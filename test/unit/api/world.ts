@@ -9,7 +9,6 @@ import type { Clock } from "../../../src/api/handlers.js"
 import type { BlockRecord } from "../../../src/ton/record.js"
 import { MemoryTxStore } from "./memoryStore.js"
 import { blockFromSummary, readTxsJson, txFromSummary } from "./records.js"
-import { stubRender } from "./stubRender.js"
 
 export const BIG_MC = 34606336
 export const EMPTY_MC = 34606337
@@ -42,6 +41,6 @@ export const appFor = (
   buildApp({
     store,
     config: { ...testConfig, ...o.config },
-    render: o.render ?? stubRender,
+    ...(o.render ? { render: o.render } : {}),
     clock: o.clock ?? fixedClock
   })
