@@ -1,17 +1,13 @@
 import type { ClickHouseClient } from "@clickhouse/client"
-import { mkdtempSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type ClickHouseHandle, makeClickHouseClient } from "../../src/clickhouse/ClickHouse.js"
-import { applyMigrations } from "../../src/clickhouse/migrations.js"
 import { flattenBundles, INSERT_ORDER, MC_KEYED_TABLES, type TableRows } from "../../src/flatten/index.js"
 import { deleteIncomplete } from "../../src/store/deleteIncomplete.js"
 import { ClickHouseTxStore } from "../../src/store/Store.js"
 import type { BlockRecord, MasterchainBundle, TransactionRecord } from "../../src/ton/record.js"
+import { testClickHouse, type TestClickHouse } from "../support/integration.js"
 import { h, realBundle, syntheticBundle } from "../unit/store/records.js"
 
-let handle: ClickHouseHandle
+let handle: TestClickHouse
 let client: ClickHouseClient
 let store: ClickHouseTxStore
 
@@ -40,15 +36,8 @@ const synthetic = [1000, 1001, 1002].map(syntheticBundle)
 const done: Array<MasterchainBundle> = [real, ...synthetic]
 
 beforeAll(async () => {
-  handle = await makeClickHouseClient({
-    url: undefined,
-    user: "default",
-    password: "",
-    database: "store_roundtrip",
-    dataDir: mkdtempSync(join(tmpdir(), "store-it-"))
-  })
+  handle = await testClickHouse("store roundtrip")
   client = handle.client
-  await applyMigrations(client)
   store = new ClickHouseTxStore(client)
   // Two batches, as the consumer would send them.
   await insert(flattenBundles([real, synthetic[0]!]))
@@ -56,7 +45,7 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
-  await client?.close()
+  await handle?.close()
 })
 
 const walkBlock = async (b: BlockRecord, pageSize: number): Promise<Array<TransactionRecord>> => {
