@@ -21,7 +21,7 @@ beforeAll(async () => {
   store = new ClickHouseTxStore(client)
   const batch = flattenBundles(bundles)
   for (const table of INSERT_ORDER) {
-    if (batch[table].length > 0) await client.insert({ table, values: batch[table], format: "JSONEachRow" })
+    if (batch[table].length > 0) await client.insert<object>({ table, values: batch[table], format: "JSONEachRow" })
   }
 })
 

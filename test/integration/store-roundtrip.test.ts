@@ -15,7 +15,7 @@ const insert = async (rows: TableRows, opts: { marker: boolean } = { marker: tru
   for (const table of INSERT_ORDER) {
     if (table === "mc_blocks_done" && !opts.marker) continue
     const values = rows[table]
-    if (values.length > 0) await client.insert({ table, values, format: "JSONEachRow" })
+    if (values.length > 0) await client.insert<object>({ table, values, format: "JSONEachRow" })
   }
 }
 
