@@ -44,4 +44,11 @@ export const startOpsServer = (port: number, host = "127.0.0.1") =>
     return { port: typeof address === "object" && address !== null ? address.port : port }
   })
 
-export const OpsServerLive = (port: number, host?: string) => Layer.scopedDiscard(startOpsServer(port, host))
+/** Metrics are for operators: a taken port is reported and the pipeline runs on without the endpoint. */
+export const OpsServerLive = (port: number, host?: string) =>
+  Layer.scopedDiscard(
+    startOpsServer(port, host).pipe(
+      Effect.tap(({ port }) => Effect.logInfo(`ops: /metrics and /health on http://${host ?? "127.0.0.1"}:${port}`)),
+      Effect.catchAll((e) => Effect.logWarning(`ops: no /metrics and /health endpoint (${e.message})`))
+    )
+  )

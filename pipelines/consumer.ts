@@ -1,0 +1,42 @@
+// The consumer on its own: Kafka bundle topic -> ClickHouse (CLICKHOUSE_URL, or embedded chdb in
+// CLICKHOUSE_DATA_DIR), migrations applied first. Batching by CONSUMER_BATCH_ROWS / CONSUMER_BATCH_MS, group
+// CONSUMER_GROUP. Metrics and /health on METRICS_PORT. Runs until Ctrl-C; a restart continues where ClickHouse is.
+import { Effect, Layer } from "effect"
+import { ClickHouse } from "../src/clickhouse/ClickHouse.js"
+import { migrate } from "../src/clickhouse/migrations.js"
+import { ConsumerConfig, KafkaConfig, NetworkConfig, settingConfig, settings } from "../src/config.js"
+import { runConsumer } from "../src/consumer/BundleConsumer.js"
+import { KafkaBrokers } from "../src/infra/KafkaBrokers.js"
+import { runMain } from "../src/infra/runMain.js"
+import { KafkaClient, optionsFromSettings } from "../src/kafka/KafkaClient.js"
+import { Health } from "../src/ops/Health.js"
+import { Metrics } from "../src/ops/Metrics.js"
+import { OpsServerLive } from "../src/ops/OpsServer.js"
+import { ClickHouseSink } from "../src/sink/ClickHouseSink.js"
+
+const program = Effect.gen(function* () {
+  yield* migrate()
+  const c = yield* ConsumerConfig
+  return yield* runConsumer({ groupId: c.group, batchRows: c.batchRows, batchMs: c.batchMs })
+})
+
+const KafkaLive = Layer.unwrapEffect(
+  Effect.gen(function* () {
+    const s = yield* KafkaConfig
+    const network = yield* NetworkConfig
+    const { brokers } = yield* KafkaBrokers
+    return KafkaClient.layerWith(optionsFromSettings({ ...s, brokers }, network))
+  })
+).pipe(Layer.provide(KafkaBrokers.layer))
+
+const OpsLive = Layer.unwrapEffect(Effect.map(settingConfig(settings.metrics.port), (port) => OpsServerLive(port)))
+
+const Base = Layer.mergeAll(KafkaLive, ClickHouse.layer, Metrics.layer, Health.layer)
+
+runMain(
+  program.pipe(
+    Effect.provide(OpsLive),
+    Effect.provide(ClickHouseSink.layer),
+    Effect.provide(Base)
+  )
+)
