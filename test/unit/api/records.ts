@@ -30,6 +30,13 @@ interface TxsJson {
     readonly master_ref: { readonly seq_no: number } | null
     readonly prev: ReadonlyArray<{ readonly seq_no: number; readonly root_hash: string; readonly file_hash: string }>
     readonly tx_count: number
+    readonly shard_hashes_in_mc_extra?: ReadonlyArray<{
+      readonly workchain: number
+      readonly shard: string
+      readonly seqno: number
+      readonly root_hash: string
+      readonly file_hash: string
+    }> | null
   }
   readonly transactions: ReadonlyArray<{
     readonly account: string
@@ -84,6 +91,16 @@ export const blockFromSummary = (s: TxsJson["block"], mcSeqno: number): BlockRec
     tx_count: s.tx_count
   }
 }
+
+/** The shard tops a masterchain block summary lists, as block ids (shard hex -> signed decimal, hashes base64). */
+export const shardTopsFromSummary = (s: TxsJson["block"]): BlockIdExt[] =>
+  (s.shard_hashes_in_mc_extra ?? []).map((d) => ({
+    workchain: d.workchain,
+    shard: BigInt.asIntN(64, BigInt(`0x${d.shard}`)).toString(),
+    seqno: d.seqno,
+    root_hash: b64(d.root_hash),
+    file_hash: b64(d.file_hash)
+  }))
 
 /** The canonical record of a summary entry, decoded from its real BOC by the TON domain's decoder. */
 export const txFromSummary = (t: TxsJson["transactions"][number], block: BlockRecord): TransactionRecord => {
