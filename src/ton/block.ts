@@ -229,9 +229,10 @@ const readBlock = (root: Cell, root_hash: HashB64, file_hash: HashB64): Extracte
   const seqno = info.loadUint(32)
   const vert_seqno = info.loadUint(32)
   if (info.loadUint(2) !== 0) throw new Error("bad ShardIdent tag")
-  info.loadUint(6) // shard_pfx_bits
+  const pfxBits = info.loadUint(6)
   const workchain = info.loadInt(32)
-  const shard = info.loadUintBig(64)
+  // ShardIdent stores the prefix and its length; the shard id appends the marker bit after the prefix.
+  const shard = info.loadUintBig(64) | (1n << BigInt(63 - pfxBits))
   const gen_utime = info.loadUint(32)
   const start_lt = info.loadUintBig(64).toString()
   const end_lt = info.loadUintBig(64).toString()
