@@ -1,0 +1,16 @@
+// The read API on its own: toncenter-compatible v2/v3 endpoints served from ClickHouse (CLICKHOUSE_URL, or the
+// embedded engine on CLICKHOUSE_DATA_DIR) on API_HOST:API_PORT, until Ctrl-C / SIGTERM, which drains in-flight
+// requests before exiting. Docs on /api/docs, metrics on /metrics, liveness on /health.
+import { Console, Effect, Layer } from "effect"
+import { ApiServer } from "../src/api/ApiServer.js"
+import { ClickHouse } from "../src/clickhouse/ClickHouse.js"
+import { runMain } from "../src/infra/runMain.js"
+
+const program = Effect.gen(function* () {
+  const { address } = yield* ApiServer
+  const ch = yield* ClickHouse
+  yield* Console.log(`api: listening on ${address} (clickhouse ${ch.backend} ${ch.location}); docs at ${address}/api/docs`)
+  return yield* Effect.never
+})
+
+runMain(program.pipe(Effect.provide(ApiServer.layer.pipe(Layer.provideMerge(ClickHouse.layer)))))

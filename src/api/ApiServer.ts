@@ -1,0 +1,48 @@
+/**
+ * The API as a service: builds the app over the ClickHouse-backed store and listens on API_HOST:API_PORT
+ * for the lifetime of its scope. Invariant: closing the scope (SIGINT/SIGTERM via runMain) stops accepting
+ * connections, answers new requests on kept-alive sockets with 503 and lets in-flight requests finish
+ * before the ClickHouse client underneath is closed.
+ */
+import { Context, Effect, Layer, Schema } from "effect"
+import type { FastifyInstance } from "fastify"
+import { ClickHouse } from "../clickhouse/ClickHouse.js"
+import { ApiConfig, NetworkConfig } from "../config.js"
+import { ClickHouseTxStore } from "../store/Store.js"
+import { buildApp } from "./app.js"
+
+export class ApiServerError extends Schema.TaggedError<ApiServerError>()("ApiServerError", {
+  reason: Schema.Literal("ListenFailed"),
+  message: Schema.String
+}) {}
+
+export class ApiServer extends Context.Tag("ton-exporter/ApiServer")<
+  ApiServer,
+  { readonly app: FastifyInstance; readonly address: string }
+>() {
+  /** Listening API over the ClickHouse service; settings from API_* and NETWORK. */
+  static readonly layer = Layer.scoped(
+    ApiServer,
+    Effect.gen(function* () {
+      const api = yield* ApiConfig
+      const network = yield* NetworkConfig
+      const ch = yield* ClickHouse
+      const app = buildApp({
+        store: new ClickHouseTxStore(ch.client),
+        config: { network, api, processMetrics: true, logger: false }
+      })
+      const address = yield* Effect.acquireRelease(
+        Effect.tryPromise({
+          try: () => app.listen({ host: api.host, port: api.port }),
+          catch: (e) =>
+            new ApiServerError({
+              reason: "ListenFailed",
+              message: `API_HOST=${api.host} API_PORT=${api.port}: cannot listen (${(e as Error)?.message ?? String(e)})`
+            })
+        }),
+        () => Effect.promise(() => app.close())
+      )
+      return ApiServer.of({ app, address })
+    })
+  )
+}
