@@ -1,9 +1,9 @@
-// Where the Kafka brokers are: the ones in KAFKA_BROKERS, or else the project's local broker, started for the
+// Where the Kafka brokers are: the ones in KAFKA_BROKERS (checked to answer), or else the project's local broker, started for the
 // lifetime of the layer. Invariant: with KAFKA_BROKERS set nothing is started; without it the local broker is
 // stopped cleanly when the layer's scope closes (Ctrl-C included).
 import { Context, Effect, Layer } from "effect"
 import { KafkaConfig, type KafkaSettings } from "../config.js"
-import { KafkaBrokerError, type LocalKafka, startLocalKafka } from "./kafkaBroker.js"
+import { checkBrokers, KafkaBrokerError, type LocalKafka, startLocalKafka } from "./kafkaBroker.js"
 
 export class KafkaBrokers extends Context.Tag("ton-exporter/KafkaBrokers")<
   KafkaBrokers,
@@ -17,7 +17,16 @@ export class KafkaBrokers extends Context.Tag("ton-exporter/KafkaBrokers")<
     Layer.scoped(
       KafkaBrokers,
       cfg.brokers.length > 0
-        ? Effect.succeed({ brokers: cfg.brokers, local: undefined })
+        ? Effect.map(
+            Effect.tryPromise({
+              try: () => checkBrokers(cfg.brokers),
+              catch: (cause) =>
+                cause instanceof KafkaBrokerError
+                  ? cause
+                  : new KafkaBrokerError({ reason: "Unreachable", message: String(cause) })
+            }),
+            () => ({ brokers: cfg.brokers, local: undefined })
+          )
         : Effect.map(
             Effect.acquireRelease(
               Effect.tryPromise({

@@ -17,7 +17,16 @@ export const KAFKA_VERSION = "3.9.1"
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..")
 
 export class KafkaBrokerError extends Schema.TaggedError<KafkaBrokerError>()("KafkaBrokerError", {
-  reason: Schema.Literal("ToolMissing", "FetchFailed", "PortInUse", "DataDirInUse", "StartFailed", "StartTimeout"),
+  reason: Schema.Literal(
+    "ToolMissing",
+    "FetchFailed",
+    "PortInUse",
+    "DataDirInUse",
+    "StartFailed",
+    "StartTimeout",
+    // KAFKA_BROKERS points at something that does not serve Kafka metadata in time.
+    "Unreachable"
+  ),
   message: Schema.String
 }) {}
 
@@ -232,6 +241,23 @@ export const waitForKafka = async (
     }
     if (Date.now() > deadline) throw new Error("timed out")
     await sleep(250)
+  }
+}
+
+/**
+ * Check that `brokers` (from KAFKA_BROKERS) serve Kafka metadata within `timeoutMs`, so a wrong address stops
+ * start-up with one clear error instead of a client retrying in the background forever.
+ */
+export const checkBrokers = async (brokers: ReadonlyArray<string>, timeoutMs = 15_000): Promise<void> => {
+  try {
+    await waitForKafka(brokers, Date.now() + timeoutMs)
+  } catch {
+    throw new KafkaBrokerError({
+      reason: "Unreachable",
+      message:
+        `KAFKA_BROKERS=${brokers.join(",")}: no Kafka broker answered within ${timeoutMs} ms. ` +
+        "Fix the address, or leave KAFKA_BROKERS empty to start the local broker"
+    })
   }
 }
 
