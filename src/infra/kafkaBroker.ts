@@ -248,7 +248,7 @@ export const waitForKafka = async (
  * Check that `brokers` (from KAFKA_BROKERS) serve Kafka metadata within `timeoutMs`, so a wrong address stops
  * start-up with one clear error instead of a client retrying in the background forever.
  */
-export const checkBrokers = async (brokers: ReadonlyArray<string>, timeoutMs = 15_000): Promise<void> => {
+export const checkBrokers = async (brokers: ReadonlyArray<string>, timeoutMs = 10_000): Promise<void> => {
   try {
     await waitForKafka(brokers, Date.now() + timeoutMs)
   } catch {
