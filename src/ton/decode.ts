@@ -171,7 +171,7 @@ const decodeMessage = (cell: Cell, path: string, txHash: HashB64): MessageRecord
   if (init !== null) assertOrdinary(init, `${path}.init_state`, txHash)
 
   const bodyContent = content(body)
-  const opcode = body.bits.length >= 32 ? body.beginParse().preloadUint(32) : null
+  const opcode = bodyOpcode(body)
   const initContent = init === null ? null : content(init)
 
   if (info.type === "internal") {
@@ -271,6 +271,9 @@ const assertOrdinary = (root: Cell, path: string, txHash: HashB64): void => {
   }
   walk(root, path)
 }
+
+/** First 32 bits of a body as an unsigned number; null for shorter bodies (the indexer's `opcode`). */
+export const bodyOpcode = (body: Cell): number | null => (body.bits.length >= 32 ? body.beginParse(true).preloadUint(32) : null)
 
 const content = (cell: Cell): MessageContent => ({ hash: b64(cell.hash()), boc: serializeBocBase64(cell) })
 

@@ -120,7 +120,8 @@ export const renderV3Message = (m: MessageRecord): V3Message => {
     value: m.value,
     value_extra_currencies: m.value_extra_currencies,
     fwd_fee: m.fwd_fee,
-    ihr_fee: m.ihr_fee,
+    // Since global version 12 that slot holds extra_flags; the indexer reads it as such and reports ihr_fee 0.
+    ihr_fee: m.ihr_fee === null ? null : "0",
     created_lt: m.created_lt,
     created_at: m.created_at === null ? null : String(m.created_at),
     opcode: opcodeHex(m.opcode),
@@ -296,3 +297,10 @@ export const renderAddressBook = (
   }
   return book
 }
+
+/**
+ * JSON text as Go's encoding/json writes it (what ton-index-go sends): compact, with <, >, & and U+2028/U+2029
+ * escaped. Those characters can only occur inside strings, so escaping the serialized text is exact.
+ */
+export const goJsonStringify = (value: unknown): string =>
+  JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
