@@ -107,7 +107,8 @@ export const renderV3Block = (b: BlockRecord & OptionalBlockFields) => ({
   gen_utime: String(b.gen_utime),
   start_lt: b.start_lt,
   end_lt: b.end_lt,
-  validator_list_hash_short: b.validator_list_hash_short,
+  // ton-index-go's column is int32: a hash read as unsigned must print as the same 32 bits, signed
+  validator_list_hash_short: b.validator_list_hash_short | 0,
   gen_catchain_seqno: b.gen_catchain_seqno,
   min_ref_mc_seqno: b.min_ref_mc_seqno,
   prev_key_block_seqno: b.prev_key_block_seqno,
