@@ -1,0 +1,59 @@
+// The configuration table is the single source of every setting: .env.example and the README list exactly its
+// keys and defaults, and a bad value is reported with its env key by both readers (plain and Effect).
+import { ConfigProvider, Effect, Either } from "effect"
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+import { allSettings, AppConfigConfig, ConfigValueError, loadConfig } from "../../src/config.js"
+import { repoRoot } from "../support/integration.js"
+
+describe("configuration", () => {
+  it(".env.example lists every setting with its default, and nothing else", () => {
+    const lines = readFileSync(join(repoRoot, ".env.example"), "utf8")
+      .split("\n")
+      .filter((l) => l.trim() !== "" && !l.startsWith("#"))
+    expect(lines).toEqual(allSettings.map((s) => `${s.env}=${s.default}`))
+  })
+
+  it("the README's configuration table names every setting", () => {
+    const readme = readFileSync(join(repoRoot, "README.md"), "utf8")
+    expect(allSettings.filter((s) => !readme.includes(`| \`${s.env}\` |`)).map((s) => s.env)).toEqual([])
+  })
+
+  it("reads defaults and derived defaults the same way in both readers", async () => {
+    const env = { TONCENTER_API_KEY: "k", KAFKA_BROKERS: "a:1, b:2", API_KEYS: "x,,y" }
+    const plain = loadConfig(env)
+    const viaEffect = await Effect.runPromise(
+      Effect.withConfigProvider(AppConfigConfig, ConfigProvider.fromMap(new Map(Object.entries(env))))
+    )
+    expect(viaEffect).toEqual(plain)
+    expect(plain.toncenter.rps).toBe(10)
+    expect(loadConfig({}).toncenter.rps).toBe(1)
+    expect(plain.kafka.brokers).toEqual(["a:1", "b:2"])
+    expect(plain.api.keys).toEqual(["x", "y"])
+    expect(loadConfig({}).clickhouse.url).toBeUndefined()
+  })
+
+  it.each([
+    ["KAFKA_PORT", "nine"],
+    ["API_PORT", "70000"],
+    ["NETWORK", "devnet"],
+    ["PRODUCER_MODE", "sideways"],
+    ["CLICKHOUSE_URL", "clickhouse:8123"],
+    ["CLICKHOUSE_DATABASE", "ton-db"],
+    ["KAFKA_BROKERS", "localhost"],
+    ["CONSUMER_BATCH_ROWS", "0"]
+  ])("rejects %s=%s naming the key in both readers", async (key, value) => {
+    expect(() => loadConfig({ [key]: value })).toThrow(ConfigValueError)
+    expect(() => loadConfig({ [key]: value })).toThrow(new RegExp(`^${key}: `))
+    const result = await Effect.runPromise(
+      Effect.either(Effect.withConfigProvider(AppConfigConfig, ConfigProvider.fromMap(new Map([[key, value]]))))
+    )
+    expect(Either.isLeft(result)).toBe(true)
+    expect(String(Either.isLeft(result) ? result.left : "")).toContain(`${key}: `)
+  })
+
+  it("rejects a backfill range that ends before it starts", () => {
+    expect(() => loadConfig({ PRODUCER_FROM: "10", PRODUCER_TO: "9" })).toThrow(/^PRODUCER_TO: /)
+  })
+})
