@@ -21,6 +21,8 @@ export interface ConsumerRun {
   readonly groupId: string
   readonly batchRows: number
   readonly batchMs: number
+  /** Group session timeout: how long a dead consumer holds its partition before the group moves on. */
+  readonly sessionTimeoutMs?: number
   /** Progress line period; 0 turns it off. */
   readonly progressMs?: number
   /** Called after each stored batch (the main job uses it to know when a backfill is fully stored). */
@@ -76,8 +78,8 @@ export const runConsumer = (run: ConsumerRun) =>
                 maxBytesPerPartition: client.maxMessageBytes,
                 maxBytes: Math.max(client.maxMessageBytes, 16 * 1024 * 1024),
                 maxWaitTimeInMs: Math.min(500, run.batchMs),
-                sessionTimeout: 30_000,
-                heartbeatInterval: 3_000,
+                sessionTimeout: run.sessionTimeoutMs ?? 30_000,
+                heartbeatInterval: Math.max(500, Math.floor((run.sessionTimeoutMs ?? 30_000) / 10)),
                 // Restarts are ours (a new session re-runs the start-up cleanup); kafkajs must not restart alone.
                 retry: { retries: 5, restartOnFailure: async () => false }
               })

@@ -1,0 +1,219 @@
+// Crash safety on the real broker and ClickHouse engine: the producer and the consumer run as separate processes and
+// are killed with SIGKILL at random points, and the broker is restarted, while a chain is ingested. ClickHouse must
+// end up identical to an uninterrupted run of the same chain (every block, transaction, message row and trace id,
+// nothing lost, nothing duplicated), and both must equal the chain itself.
+import { spawn, type ChildProcess } from "node:child_process"
+import { createWriteStream, mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { makeClickHouseClient } from "../../src/clickhouse/ClickHouse.js"
+import { generateChain } from "../../src/fake/generate.js"
+import { startLocalKafka, type LocalKafka } from "../../src/infra/kafkaBroker.js"
+import { freePortPair, repoRoot } from "../support/infra.js"
+import { chaosChainOptions } from "../unit/pipeline/support/chaosChain.js"
+import { expectedFrom } from "../unit/pipeline/support/chainUpstream.js"
+import { readStored, type Stored } from "../unit/pipeline/support/stored.js"
+
+const SEED = 23
+const MC_BLOCKS = 36
+const chain = generateChain(chaosChainOptions(SEED, MC_BLOCKS))
+const scratch = mkdtempSync(join(tmpdir(), "pipeline-chaos-"))
+const chdbDir = join(scratch, "chdb")
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+const between = (lo: number, hi: number) => lo + Math.floor(Math.random() * (hi - lo))
+
+interface Child {
+  readonly proc: ChildProcess
+  readonly exited: Promise<number | null>
+  /** Resolves when the child printed a line containing `text`. */
+  readonly printed: (text: string) => Promise<void>
+  readonly isRunning: () => boolean
+}
+
+let logN = 0
+const start = (name: string, script: string, env: Record<string, string>): Child => {
+  const proc = spawn(process.execPath, ["--import", "tsx", script], {
+    cwd: repoRoot,
+    env: { ...process.env, LOG_LEVEL: "info", ...env },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  const log = createWriteStream(join(scratch, `${logN++}-${name}.log`))
+  let output = ""
+  const waiters: Array<{ text: string; resolve: () => void }> = []
+  const onData = (chunk: Buffer) => {
+    log.write(chunk)
+    output += chunk.toString("utf8")
+    for (const w of waiters) if (output.includes(w.text)) w.resolve()
+  }
+  proc.stdout!.on("data", onData)
+  proc.stderr!.on("data", onData)
+  let running = true
+  const exited = new Promise<number | null>((r) =>
+    proc.once("exit", (code) => {
+      running = false
+      r(code)
+    })
+  )
+  const printed = (text: string) =>
+    new Promise<void>((resolve) => {
+      if (output.includes(text)) return resolve()
+      waiters.push({ text, resolve })
+    })
+  return { proc, exited, printed, isRunning: () => running }
+}
+
+const kill = async (c: Child) => {
+  c.proc.kill("SIGKILL")
+  await c.exited
+}
+
+const consumerSeqno = async (port: number): Promise<number> => {
+  try {
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
+    const m = /^ton_consumer_last_mc_seqno (\S+)$/m.exec(text)
+    return m ? Number(m[1]) : -1
+  } catch {
+    return -1
+  }
+}
+
+interface Run {
+  readonly brokers: string
+  readonly prefix: string
+  readonly database: string
+  readonly group: string
+}
+
+const startProducer = (r: Run) =>
+  start("producer", "test/unit/pipeline/support/producerChild.ts", {
+    KAFKA_BROKERS: r.brokers,
+    KAFKA_TOPIC_PREFIX: r.prefix,
+    CHAIN_SEED: String(SEED),
+    CHAIN_MC: String(MC_BLOCKS),
+    DELAY_MS: "300"
+  })
+
+let lastPort = 0
+const startConsumer = (r: Run, metricsPort: number) => {
+  lastPort = metricsPort
+  return startConsumerOn(r, metricsPort)
+}
+const startConsumerOn = (r: Run, metricsPort: number) =>
+  start("consumer", "pipelines/consumer.ts", {
+    KAFKA_BROKERS: r.brokers,
+    KAFKA_TOPIC_PREFIX: r.prefix,
+    NETWORK: chain.network,
+    CLICKHOUSE_DATA_DIR: chdbDir,
+    CLICKHOUSE_DATABASE: r.database,
+    CONSUMER_GROUP: r.group,
+    CONSUMER_BATCH_ROWS: "300",
+    CONSUMER_BATCH_MS: "200",
+    CONSUMER_SESSION_TIMEOUT_MS: "8000",
+    METRICS_PORT: String(metricsPort)
+  })
+
+/** Waits for the consumer's stored seqno; a consumer that exited on its own is restarted, as a supervisor would. */
+const waitConsumerAt = async (get: () => { child: Child; port: number }, restart: () => Promise<void>, seqno: number, ms: number) => {
+  const deadline = Date.now() + ms
+  while (Date.now() < deadline) {
+    if (!get().child.isRunning()) await restart()
+    if ((await consumerSeqno(get().port)) >= seqno) return
+    await sleep(300)
+  }
+  throw new Error(`consumer did not reach mc ${seqno} in ${ms} ms (logs in ${scratch})`)
+}
+
+const readDatabase = async (database: string): Promise<Stored> => {
+  const h = await makeClickHouseClient({ url: undefined, user: "default", password: "", database, dataDir: chdbDir })
+  try {
+    return await readStored(h.client)
+  } finally {
+    await h.client.close()
+  }
+}
+
+describe("pipeline: kills and a broker restart change nothing", () => {
+  let kafka: LocalKafka
+  let brokers: string
+
+  beforeAll(async () => {
+    kafka = await startLocalKafka({ port: await freePortPair(), dataDir: join(scratch, "kafka") })
+    brokers = kafka.brokers.join(",")
+  }, 180_000)
+  afterAll(async () => kafka?.stop())
+
+  it("an interrupted run stores exactly what an uninterrupted one stores", { timeout: 600_000 }, async () => {
+    const clean: Run = { brokers, prefix: "clean", database: "clean", group: "clean-sink" }
+    const chaos: Run = { brokers, prefix: "chaos", database: "chaos", group: "chaos-sink" }
+
+    // Uninterrupted reference run.
+    const c0 = { child: startConsumer(clean, await freePortPair()), port: lastPort }
+    const p0 = startProducer(clean)
+    expect(await p0.exited).toBe(0)
+    await waitConsumerAt(() => c0, async () => {
+      c0.child = startConsumer(clean, (c0.port = await freePortPair()))
+    }, chain.last, 120_000)
+    c0.child.proc.kill("SIGTERM")
+    await c0.child.exited
+
+    // The same chain with SIGKILLs at random points of progress and a broker restart in the middle.
+    const steps: Array<string> = []
+    const c = { child: startConsumer(chaos, await freePortPair()), port: lastPort }
+    const restartConsumer = async () => {
+      if (c.child.isRunning()) await kill(c.child)
+      else steps.push("consumer exited by itself")
+      c.child = startConsumer(chaos, await freePortPair())
+      c.port = lastPort
+    }
+    let producer = startProducer(chaos)
+    const killProducerSoon = async (lo: number, hi: number) => {
+      await producer.printed("producer: backfill from")
+      await sleep(between(lo, hi))
+      await kill(producer)
+      producer = startProducer(chaos)
+    }
+
+    // Two schedules run at once: the producer's (two kills and the broker restart, timed from its start-up) and the
+    // consumer's (two kills, timed by its stored progress).
+    const producerSchedule = (async () => {
+      await killProducerSoon(500, 3_000)
+      steps.push("killed producer")
+      await producer.printed("producer: backfill from")
+      await sleep(between(500, 2_000))
+      steps.push(`restart broker (consumer at mc ${await consumerSeqno(c.port)})`)
+      await kafka.restart()
+      if (producer.isRunning()) {
+        await killProducerSoon(500, 3_000)
+        steps.push("killed producer")
+      }
+    })()
+    const consumerSchedule = (async () => {
+      const firstKillAt = chain.first + between(2, 8)
+      await waitConsumerAt(() => c, restartConsumer, firstKillAt, 180_000)
+      steps.push(`kill consumer at mc ${await consumerSeqno(c.port)}`)
+      await restartConsumer()
+      await waitConsumerAt(() => c, restartConsumer, firstKillAt + between(4, 12), 180_000)
+      steps.push(`kill consumer at mc ${await consumerSeqno(c.port)}`)
+      await restartConsumer()
+    })()
+    await Promise.all([producerSchedule, consumerSchedule])
+    expect(await producer.exited).toBe(0)
+    await waitConsumerAt(() => c, restartConsumer, chain.last, 180_000)
+    c.child.proc.kill("SIGTERM")
+    await c.child.exited
+    console.log(`chaos steps: ${steps.join("; ")}`)
+
+    const reference = await readDatabase("clean")
+    const interrupted = await readDatabase("chaos")
+    const expected = expectedFrom(chain)
+    expect(reference.done).toEqual(expected.mcSeqnos.map(String))
+    expect(reference.blocks).toEqual(expected.blocks)
+    expect(reference.txHashes).toEqual(expected.txHashes)
+    expect(interrupted.done).toEqual(reference.done)
+    expect(interrupted.blocks).toEqual(reference.blocks)
+    expect(interrupted.txHashes).toEqual(reference.txHashes)
+    expect(interrupted.txs).toEqual(reference.txs)
+    expect(interrupted.messages).toEqual(reference.messages)
+  })
+})

@@ -1,0 +1,53 @@
+// A producer process for the kill tests: the real producer over a generated chain served in-process with a delay per
+// bundle (so a kill lands mid-stream). Configured by env: KAFKA_BROKERS, KAFKA_TOPIC_PREFIX, CHAIN_SEED, CHAIN_MC,
+// DELAY_MS. Exits 0 after publishing the whole chain; prints one line per Kafka transaction it saw committed.
+import { Effect, Layer } from "effect"
+import { generateChain } from "../../../../src/fake/generate.js"
+import { KafkaClient } from "../../../../src/kafka/KafkaClient.js"
+import { Health } from "../../../../src/ops/Health.js"
+import { Metrics } from "../../../../src/ops/Metrics.js"
+import { runProducer } from "../../../../src/producer/Producer.js"
+import { Upstream } from "../../../../src/source/Upstream.js"
+import { decodeTransaction } from "../../../../src/ton/decode.js"
+import { chainUpstream } from "./chainUpstream.js"
+import { chaosChainOptions } from "./chaosChain.js"
+
+const env = (k: string): string => {
+  const v = process.env[k]
+  if (v === undefined || v === "") throw new Error(`${k} is required`)
+  return v
+}
+
+const chain = generateChain(chaosChainOptions(Number(env("CHAIN_SEED")), Number(env("CHAIN_MC"))))
+const delay = Number(process.env.DELAY_MS ?? "0")
+const base = chainUpstream(chain)
+const slow = { ...base, bundle: (s: number) => Effect.zipRight(Effect.sleep(delay), base.bundle(s)) }
+
+const program = runProducer(
+  { mode: "backfill", from: chain.first, to: chain.last, prefetch: 1, maxBundlesPerTransaction: 2, progressMs: 0 },
+  decodeTransaction
+).pipe(
+  Effect.tap((s) => Effect.sync(() => process.stdout.write(`producer-done ${JSON.stringify(s)}\n`))),
+  Effect.provide(
+    Layer.mergeAll(
+      KafkaClient.layerWith({
+        brokers: env("KAFKA_BROKERS").split(","),
+        clientId: "chaos",
+        topicPrefix: env("KAFKA_TOPIC_PREFIX"),
+        network: chain.network,
+        maxMessageBytes: 64 * 1024 * 1024
+      }),
+      Layer.succeed(Upstream, slow),
+      Metrics.layerTest,
+      Health.layer
+    )
+  )
+)
+
+Effect.runPromise(program).then(
+  () => process.exit(0),
+  (e: unknown) => {
+    process.stderr.write(`producer failed: ${String(e)}\n`)
+    process.exit(1)
+  }
+)
