@@ -25,24 +25,32 @@ export interface TableRows {
 
 export type TableName = keyof TableRows
 
-/** Insert order. Content-addressed tables first, the completion marker strictly last. */
+/**
+ * Insert order. Content-addressed tables first; then `mc_shard_blocks`, which has a row for every masterchain block
+ * (its own block at least), BEFORE any other table keyed by masterchain seqno, so that any row of a masterchain block
+ * implies its `mc_shard_blocks` rows (deleteIncomplete finds unfinished blocks there alone); the completion marker
+ * strictly last.
+ */
 export const INSERT_ORDER: ReadonlyArray<TableName> = [
   "message_contents",
   "account_states",
+  "mc_shard_blocks",
   "messages",
   "transactions",
   "blocks",
-  "mc_shard_blocks",
   "latest_account_code",
   "mc_blocks_done"
 ]
 
-/** Tables whose rows belong to one masterchain block, with the column holding its seqno (see deleteIncomplete). */
+/**
+ * Tables whose rows belong to one masterchain block, with the column holding its seqno, in insert order. The first
+ * is the anchor: every masterchain block with rows anywhere has rows in it (see INSERT_ORDER).
+ */
 export const MC_KEYED_TABLES: ReadonlyArray<{ readonly table: TableName; readonly column: string }> = [
+  { table: "mc_shard_blocks", column: "mc_seqno" },
   { table: "messages", column: "mc_block_seqno" },
   { table: "transactions", column: "mc_block_seqno" },
   { table: "blocks", column: "mc_block_seqno" },
-  { table: "mc_shard_blocks", column: "mc_seqno" },
   { table: "latest_account_code", column: "mc_seqno" }
 ]
 

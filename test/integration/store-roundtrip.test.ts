@@ -1,7 +1,7 @@
 import type { ClickHouseClient } from "@clickhouse/client"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { flattenBundles, INSERT_ORDER, MC_KEYED_TABLES, type TableRows } from "../../src/flatten/index.js"
-import { deleteIncomplete } from "../../src/store/deleteIncomplete.js"
+import { deleteIncomplete, findIncomplete } from "../../src/store/deleteIncomplete.js"
 import { ClickHouseTxStore } from "../../src/store/Store.js"
 import type { BlockRecord, MasterchainBundle, TransactionRecord } from "../../src/ton/record.js"
 import { testClickHouse, type TestClickHouse } from "../support/integration.js"
@@ -11,9 +11,10 @@ let handle: TestClickHouse
 let client: ClickHouseClient
 let store: ClickHouseTxStore
 
-const insert = async (rows: TableRows, opts: { marker: boolean } = { marker: true }) => {
-  for (const table of INSERT_ORDER) {
-    if (table === "mc_blocks_done" && !opts.marker) continue
+const insert = async (rows: TableRows, opts: { marker?: boolean; upTo?: string } = {}) => {
+  const stop = opts.upTo === undefined ? INSERT_ORDER.length : INSERT_ORDER.indexOf(opts.upTo as never) + 1
+  for (const table of INSERT_ORDER.slice(0, stop)) {
+    if (table === "mc_blocks_done" && opts.marker === false) continue
     const values = rows[table]
     if (values.length > 0) await client.insert<object>({ table, values, format: "JSONEachRow" })
   }
@@ -167,6 +168,18 @@ describe("TxStore over embedded ClickHouse", () => {
     )
     expect((await store.codeHashes([account])).get(account)).toBe(h("new code"))
     expect(await store.lastDoneMcSeqno()).toBe(real.mc_seqno)
+    await checkEverything()
+  })
+
+  it("finds and removes a batch cut short after some tables, scanning in small ranges", async () => {
+    const cut = [syntheticBundle(1010), syntheticBundle(1012)]
+    await insert(flattenBundles(cut), { upTo: "transactions" })
+    expect(await findIncomplete(client, { rangeSize: 1 })).toEqual([1010, 1012])
+    expect(await findIncomplete(client, { fromSeqno: 1011 })).toEqual([1012])
+    expect(await deleteIncomplete(client, { rangeSize: 3 })).toEqual([1010, 1012])
+    expect(await count("SELECT count() AS n FROM transactions WHERE mc_block_seqno IN (1010, 1012)")).toBe(0)
+    expect(await count("SELECT count() AS n FROM messages WHERE mc_block_seqno IN (1010, 1012)")).toBe(0)
+    expect(await findIncomplete(client)).toEqual([])
     await checkEverything()
   })
 })

@@ -22,6 +22,13 @@ describe("flattenBundle", () => {
     for (const { table } of MC_KEYED_TABLES) expect(INSERT_ORDER).toContain(table)
   })
 
+  it("writes the anchor table before every other masterchain-keyed table, and every bundle has anchor rows", () => {
+    const [anchor, ...rest] = MC_KEYED_TABLES
+    for (const { table } of rest) expect(INSERT_ORDER.indexOf(anchor!.table)).toBeLessThan(INSERT_ORDER.indexOf(table))
+    const empty = { ...syntheticBundle(5), shard_blocks: [], shard_tops: [], transactions: [] }
+    expect(flattenBundle(empty)[anchor!.table].length).toBeGreaterThan(0)
+  })
+
   it("emits one row per transaction, per message side, per block, and one marker", () => {
     const b = syntheticBundle(100)
     const r = flattenBundle(b)
