@@ -33,7 +33,7 @@ export interface GenerateOptions {
   readonly maxBlocksPerShard?: number
   /** Mix the recorded real transactions in (default true). */
   readonly fixtures?: boolean
-  /** Extra generated transactions put into one shard block of the second masterchain block (pagination). */
+  /** Extra generated transactions put into the first shard block after the first masterchain block (pagination). */
   readonly bigBlockTxs?: number
   readonly accounts?: number
   readonly network?: string
@@ -139,6 +139,7 @@ const buildChain = (opts: GenerateOptions): ChainData => {
   const masterchain = new Map<number, ChainMasterchain>()
   const blocks = new Map<string, ChainBlock>()
   let prevMc: BlockIdExt | undefined
+  let bigDue = (opts.bigBlockTxs ?? 0) > 0
 
   const initial = opts.initialShards ?? 1
   let initialShards = [FULL_SHARD]
@@ -285,7 +286,8 @@ const buildChain = (opts: GenerateOptions): ChainData => {
     }
     drafts.forEach((d, i) => {
       const n = m === base ? 0 : txPerBlock === 0 ? 0 : rng.int(0, 2 * txPerBlock)
-      const big = m === first + 1 && i === 0 ? (opts.bigBlockTxs ?? 0) : 0
+      const big = bigDue && m > first && i === 0 ? (opts.bigBlockTxs ?? 0) : 0
+      if (big > 0) bigDue = false
       generate(d, blockStart(i), n + big)
     })
     const mcCount = m === base || txPerBlock === 0 ? 0 : 2

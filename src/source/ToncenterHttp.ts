@@ -75,17 +75,21 @@ export const classifyStatus = (status: number, errorText: string): UpstreamError
   return "bad_request"
 }
 
-/** Requests-per-second pacing: each attempt reserves the next free slot synchronously, then sleeps until it. */
-const makePacer = (rps: number): Effect.Effect<void> => {
-  if (!Number.isFinite(rps) || rps <= 0) return Effect.void
-  const interval = 1000 / rps
-  let next = 0
-  return Effect.flatMap(Clock.currentTimeMillis, (now) => {
-    const slot = Math.max(now, next)
-    next = slot + interval
-    return slot > now ? Effect.sleep(Duration.millis(slot - now)) : Effect.void
+/**
+ * Requests-per-second pacing: a single gate lets one attempt through at a time and only once `1/rps` has passed
+ * since the previous one actually went out (measured after waking, so a late timer cannot bunch requests together).
+ */
+const makePacer = (rps: number): Effect.Effect<Effect.Effect<void>> =>
+  Effect.gen(function* () {
+    if (!Number.isFinite(rps) || rps <= 0) return Effect.void
+    const interval = 1000 / rps
+    const gate = yield* Effect.makeSemaphore(1)
+    let last = -Infinity
+    const waitTurn: Effect.Effect<void> = Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      now - last >= interval ? Effect.sync(() => void (last = now)) : Effect.zipRight(Effect.sleep(Duration.millis(last + interval - now)), Effect.suspend(() => waitTurn))
+    )
+    return gate.withPermits(1)(waitTurn)
   })
-}
 
 export const makeToncenterHttp = (opts: ToncenterOptions): Effect.Effect<ToncenterHttp> =>
   Effect.gen(function* () {
@@ -97,7 +101,7 @@ export const makeToncenterHttp = (opts: ToncenterOptions): Effect.Effect<Toncent
     const retryMaxMs = opts.retryMaxMs ?? 10_000
     const rps = opts.rps ?? (opts.apiKey ? 10 : 1)
     const semaphore = yield* Effect.makeSemaphore(Math.max(1, opts.concurrency ?? 4))
-    const pace = makePacer(rps)
+    const pace = yield* makePacer(rps)
     const headers: Record<string, string> = { accept: "application/json" }
     if (opts.apiKey) headers["X-API-Key"] = opts.apiKey
 

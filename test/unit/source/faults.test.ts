@@ -1,0 +1,149 @@
+import { Effect, Either } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { expectedBundle } from "../../../src/fake/ChainData.js"
+import type { FaultPlan } from "../../../src/fake/faults.js"
+import { type FakeToncenter, startFakeToncenter } from "../../../src/fake/server.js"
+import { bundles, run, upstream } from "./support.js"
+
+const fast = { rps: 0, retries: 12, retryBaseMs: 2, retryMaxMs: 20, timeoutMs: 400 }
+
+describe("upstream faults", { timeout: 180_000 }, () => {
+  let fake: FakeToncenter
+  beforeAll(async () => {
+    fake = await startFakeToncenter({
+      chain: { kind: "generated", seed: 5, mcBlocks: 8, txPerBlock: 6, maxShards: 4, splitChance: 0.4, fixtures: false }
+    })
+  }, 300_000)
+  afterAll(() => fake.stop())
+
+  it("survives 429s, 5xx bursts, slow, malformed, truncated and incomplete bodies and dropped connections without gaps", async () => {
+    const plan: FaultPlan = [
+      { endpoint: "getMasterchainInfo", kind: "slow", from: 1, delayMs: 1_000 },
+      { endpoint: "getBlockHeader", kind: "rate_limit", every: 3 },
+      { endpoint: "getBlockHeader", kind: "missing_field", every: 7 },
+      { endpoint: "shards", kind: "server_error", status: 503, from: 2, count: 3 },
+      { endpoint: "shards", kind: "slow", every: 4, delayMs: 30 },
+      { endpoint: "getBlockTransactionsExt", kind: "server_error", from: 4, count: 4 },
+      { endpoint: "getBlockTransactionsExt", kind: "malformed", every: 5 },
+      { endpoint: "getBlockTransactionsExt", kind: "truncated", every: 7 },
+      { endpoint: "getBlockTransactionsExt", kind: "server_error", status: 502, every: 11 },
+      { endpoint: "*", kind: "reset", every: 13 }
+    ]
+    fake.setFaults(plan)
+    fake.clearRequests()
+    const up = await upstream({ url: fake.url, ...fast })
+    const head = await Effect.runPromise(up.head)
+    expect(head).toBe(fake.chain.last)
+    const got = await bundles({ url: fake.url, ...fast }, fake.chain.first, fake.chain.last)
+    for (const b of got) {
+      const want = expectedBundle(fake.chain, b.mc_seqno)
+      expect(b.shard_blocks).toEqual(want.shard_blocks)
+      expect(b.transactions.map((t) => t.hash)).toEqual(want.tx_hashes)
+    }
+    const faulted = new Map<string, number>()
+    for (const r of fake.requests) if (r.fault) faulted.set(r.fault, (faulted.get(r.fault) ?? 0) + 1)
+    for (const kind of ["rate_limit", "missing_field", "server_error", "slow", "malformed", "truncated", "reset"]) {
+      expect(faulted.get(kind) ?? 0, kind).toBeGreaterThan(0)
+    }
+    // every faulted request was answered by a retry of the same request
+    const retried = fake.requests.filter((r) => r.fault && r.fault !== "slow")
+    for (const r of retried) {
+      const later = fake.requests.find((x) => x.at >= r.at && x !== r && x.endpoint === r.endpoint && sameQuery(x.query, r.query))
+      expect(later, `${r.endpoint} ${JSON.stringify(r.query)}`).toBeDefined()
+    }
+    fake.setFaults([])
+  })
+
+  it("gives up on persistent 5xx after the configured retries with a typed error", async () => {
+    fake.setFaults([{ endpoint: "getMasterchainInfo", kind: "server_error" }])
+    fake.clearRequests()
+    const up = await upstream({ url: fake.url, ...fast, retries: 3 })
+    const r = await run(up.head)
+    expect(Either.isLeft(r) && r.left.reason).toBe("server_error")
+    expect(fake.requests.filter((x) => x.endpoint === "getMasterchainInfo").length).toBe(4)
+    fake.setFaults([])
+  })
+
+  it("fails fast on a wrong API key (no retries)", async () => {
+    const keyed = await startFakeToncenter({ chain: fake.chain, apiKey: "secret" })
+    try {
+      const bad = await upstream({ url: keyed.url, ...fast, apiKey: "wrong" })
+      const r = await run(bad.head)
+      expect(Either.isLeft(r) && r.left._tag).toBe("UpstreamError")
+      expect(Either.isLeft(r) && r.left.reason).toBe("bad_request")
+      expect(keyed.requests.length).toBe(1)
+      const good = await upstream({ url: keyed.url, ...fast, apiKey: "secret" })
+      expect(await Effect.runPromise(good.head)).toBe(fake.chain.last)
+      expect(keyed.requests.at(-1)!.apiKey).toBe("secret")
+    } finally {
+      await keyed.stop()
+    }
+  })
+
+  it("reports a masterchain block beyond the head as not_found without retrying", async () => {
+    const partial = await startFakeToncenter({ chain: fake.chain, reveal: { initial: 2 } })
+    try {
+      const up = await upstream({ url: partial.url, ...fast })
+      expect(await Effect.runPromise(up.head)).toBe(fake.chain.first + 1)
+      const r = await run(up.bundle(fake.chain.first + 3))
+      expect(Either.isLeft(r) && r.left.reason).toBe("not_found")
+      const asked = partial.requests.filter((x) => x.query["seqno"] === String(fake.chain.first + 3))
+      expect(asked.length).toBeLessThanOrEqual(2)
+      partial.advance(2)
+      const b = await Effect.runPromise(up.bundle(fake.chain.first + 3))
+      expect(b.transactions.map((t) => t.hash)).toEqual(expectedBundle(fake.chain, fake.chain.first + 3).tx_hashes)
+    } finally {
+      await partial.stop()
+    }
+  })
+
+  it("treats a body that is not the expected shape as malformed once retries run out", async () => {
+    fake.setFaults([{ endpoint: "shards", kind: "missing_field" }])
+    const up = await upstream({ url: fake.url, ...fast, retries: 1 })
+    const r = await run(up.bundle(fake.chain.first))
+    expect(Either.isLeft(r) && r.left.reason).toBe("malformed")
+    fake.setFaults([])
+  })
+})
+
+describe("rate limit and concurrency", { timeout: 180_000 }, () => {
+  let fake: FakeToncenter
+  beforeAll(async () => {
+    fake = await startFakeToncenter({
+      chain: { kind: "generated", seed: 3, mcBlocks: 3, txPerBlock: 2, maxShards: 4, fixtures: false },
+      latencyMs: 5
+    })
+  }, 300_000)
+  afterAll(() => fake.stop())
+
+  const arrivals = () => fake.requests.map((r) => r.at).sort((a, b) => a - b)
+  /** Shortest time spanned by any 11 consecutive requests: 10 intervals, one second of budget at 10 rps. */
+  const tightestSecond = (at: ReadonlyArray<number>) => {
+    let min = Infinity
+    for (let i = 0; i + 10 < at.length; i++) min = Math.min(min, at[i + 10]! - at[i]!)
+    return min
+  }
+
+  it("spaces requests by 1/rps across concurrent calls, retries included", async () => {
+    fake.setFaults([{ endpoint: "getBlockTransactionsExt", kind: "rate_limit", every: 4 }])
+    fake.clearRequests()
+    const opts = { url: fake.url, rps: 10, concurrency: 4, retryBaseMs: 1, retryMaxMs: 5 }
+    await bundles(opts, fake.chain.first, fake.chain.first + 1)
+    const at = arrivals()
+    expect(at.length).toBeGreaterThan(12)
+    expect(fake.requests.some((r) => r.fault === "rate_limit")).toBe(true)
+    // arrival times carry the event-loop jitter of this in-process server, so single gaps are not compared; any
+    // 11 consecutive arrivals must still span about a second, and the mean gap must be the 100 ms budget
+    expect(tightestSecond(at)).toBeGreaterThanOrEqual(900)
+    expect((at.at(-1)! - at[0]!) / (at.length - 1)).toBeGreaterThanOrEqual(99)
+    fake.setFaults([])
+  })
+
+  it("without a limit the same work arrives in bursts (the check above can fail)", async () => {
+    fake.clearRequests()
+    await bundles({ url: fake.url, rps: 0, concurrency: 4 }, fake.chain.first, fake.chain.first + 1)
+    expect(tightestSecond(arrivals())).toBeLessThan(900)
+  })
+})
+
+const sameQuery = (a: Record<string, string>, b: Record<string, string>) => JSON.stringify(a) === JSON.stringify(b)
