@@ -10,7 +10,7 @@ import { Either } from "effect"
 import { rawFromHash } from "./address.js"
 import { errorText, parseBoc, parseBocBytes, serializeBocBase64 } from "./boc.js"
 import { DecodeError } from "./errors.js"
-import type { BlockIdExt, BocB64, HashB64, Int64String, RawAddress } from "./record.js"
+import type { BlockIdExt, BlockRecord, BocB64, HashB64, Int64String, RawAddress } from "./record.js"
 
 export interface ExtBlockRef {
   readonly end_lt: Int64String
@@ -236,7 +236,8 @@ const readBlock = (root: Cell, root_hash: HashB64, file_hash: HashB64): Extracte
   const gen_utime = info.loadUint(32)
   const start_lt = info.loadUintBig(64).toString()
   const end_lt = info.loadUintBig(64).toString()
-  const validator_list_hash_short = info.loadUint(32)
+  // tonlib prints this uint32 as a signed int32 (getBlockHeader shows negative values).
+  const validator_list_hash_short = info.loadInt(32)
   const gen_catchain_seqno = info.loadUint(32)
   const min_ref_mc_seqno = info.loadUint(32)
   const prev_key_block_seqno = info.loadUint(32)
@@ -325,3 +326,37 @@ const readBlock = (root: Cell, root_hash: HashB64, file_hash: HashB64): Extracte
     transactions
   }
 }
+
+/**
+ * The pipeline's BlockRecord from an extracted header. `file_hash` should come from upstream (toncenter's block id)
+ * unless the input was the original block file, whose sha256 the header already carries.
+ */
+export const toBlockRecord = (h: BlockHeaderSummary, mc_block_seqno: number, file_hash: HashB64 = h.file_hash): BlockRecord => ({
+  id: { workchain: h.workchain, shard: h.shard, seqno: h.seqno, root_hash: h.root_hash, file_hash },
+  mc_block_seqno,
+  global_id: h.global_id,
+  version: h.version,
+  flags: h.flags,
+  after_merge: h.after_merge,
+  after_split: h.after_split,
+  before_split: h.before_split,
+  want_merge: h.want_merge,
+  want_split: h.want_split,
+  key_block: h.key_block,
+  vert_seqno: h.vert_seqno,
+  validator_list_hash_short: h.validator_list_hash_short,
+  gen_catchain_seqno: h.gen_catchain_seqno,
+  min_ref_mc_seqno: h.min_ref_mc_seqno,
+  prev_key_block_seqno: h.prev_key_block_seqno,
+  gen_utime: h.gen_utime,
+  start_lt: h.start_lt,
+  end_lt: h.end_lt,
+  prev_blocks: h.prev_blocks.map((p) => ({
+    workchain: p.workchain,
+    shard: p.shard,
+    seqno: p.seqno,
+    root_hash: p.root_hash,
+    file_hash: p.file_hash
+  })),
+  tx_count: h.tx_count
+})

@@ -10,7 +10,7 @@ import fs from "node:fs"
 import path from "node:path"
 import { Cell } from "@ton/core"
 import { describe, expect, it } from "vitest"
-import { extractBlock } from "../../../src/ton/block.js"
+import { extractBlock, toBlockRecord } from "../../../src/ton/block.js"
 import { parseBoc } from "../../../src/ton/boc.js"
 import { decodeTransaction } from "../../../src/ton/decode.js"
 import type { BlockIdExt, TransactionRecord } from "../../../src/ton/record.js"
@@ -182,4 +182,24 @@ describe("block extraction", () => {
       })
     })
   }
+})
+
+describe("toBlockRecord", () => {
+  it("maps a shard block header, prev ids in the same shard", () => {
+    const b = ok(extractBlock(readBlock("mainnet__0_8000000000000000_34703989__ton-core-block.b64.txt")))
+    const rec = toBlockRecord(b.header, 29045030)
+    expect(rec.id).toMatchObject({ workchain: 0, shard: "-9223372036854775808", seqno: 34703989, root_hash: b.header.root_hash })
+    expect(rec.prev_blocks).toHaveLength(1)
+    expect(rec.prev_blocks[0]).toMatchObject({ workchain: 0, shard: "-9223372036854775808", seqno: 34703988 })
+    expect(rec.tx_count).toBe(7)
+    expect(rec.mc_block_seqno).toBe(29045030)
+  })
+
+  it("gives a merged block the two child shards as prev blocks", () => {
+    const b = ok(extractBlock(readBlock("mainnet__0_0d83800000000000_4168601__tongo-block-4__no-txs.boc")))
+    const rec = toBlockRecord(b.header, 0)
+    const u = (s: string) => BigInt.asUintN(64, BigInt(s)).toString(16).padStart(16, "0")
+    expect(u(rec.id.shard)).toBe("0d83800000000000")
+    expect(rec.prev_blocks.map((p) => u(p.shard))).toEqual(["0d83400000000000", "0d83c00000000000"])
+  })
 })
