@@ -192,6 +192,8 @@ export const runProducer = (run: ProducerRun, decode: DecodeTransaction) =>
       }),
       Effect.raceFirst(Effect.zipRight(progress, Effect.never))
     )
+    // A finished backfill is not a stuck producer: the stage stays healthy without further reports.
+    health.report("producer", true, `finished at mc ${totals.last ?? "-"}`, Number.POSITIVE_INFINITY)
     const summary: ProducerSummary = { ...totals }
     return summary
   })
