@@ -70,6 +70,25 @@ describe("migrations", () => {
   })
 })
 
+describe("embedded engine", () => {
+  it("refuses a second data directory in the same process, naming CLICKHOUSE_DATA_DIR", async () => {
+    if (ch.backend !== "chdb") {
+      expect(ch.backend).toBe("server")
+      return
+    }
+    const elsewhere = join(tmpdir(), "infra-second-engine")
+    const error = await makeClickHouseClient({ ...ch.config, dataDir: elsewhere }).then(
+      () => undefined,
+      (e: unknown) => e
+    )
+    expect(error).toBeInstanceOf(ClickHouseError)
+    expect((error as ClickHouseError).reason).toBe("DataDirUnavailable")
+    expect((error as ClickHouseError).message).toContain(`CLICKHOUSE_DATA_DIR=${elsewhere}`)
+    // The engine already open keeps working.
+    expect(await rows<{ one: number }>("SELECT 1 AS one")).toEqual([{ one: 1 }])
+  })
+})
+
 describe("JSON types toncenter uses", () => {
   beforeAll(async () => {
     await ch.client.command({
