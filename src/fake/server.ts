@@ -53,8 +53,10 @@ export interface FakeToncenter {
 }
 
 /** The bundled offline chain: a small shard layout with splits and merges carrying only recorded real transactions. */
-export const fixturesChain = (): ChainData =>
-  generateChain({ seed: 1, mcBlocks: 16, txPerBlock: 0, maxShards: 4, splitChance: 0.3, mergeChance: 0.2 })
+export const fixturesChain = (): ChainData => ({
+  ...generateChain({ seed: 1, mcBlocks: 16, txPerBlock: 0, maxShards: 4, splitChance: 0.3, mergeChance: 0.2 }),
+  name: "fixtures (recorded real transactions)"
+})
 
 export const resolveChain = (spec: ChainSpec): ChainData => {
   if ("masterchain" in spec) return spec

@@ -4,7 +4,9 @@
  * Invariant: a bundle is complete or it is an error; transactions are ordered by block (masterchain block first, then
  * shard blocks by (workchain, shard, seqno)) and inside a block by (account, lt), so equal inputs give equal bundles.
  */
-import { Context, Layer } from "effect"
+import { type ConfigError, Context, Effect, Layer } from "effect"
+import { ToncenterConfig } from "../config.js"
+import { startFakeToncenter } from "../fake/server.js"
 import { makeToncenterUpstream } from "./Toncenter.js"
 import type { ToncenterOptions, UpstreamService } from "./types.js"
 
@@ -18,7 +20,35 @@ export type {
 } from "./types.js"
 
 export class Upstream extends Context.Tag("Upstream")<Upstream, UpstreamService>() {
-  /** toncenter over HTTP with explicit options (tests, the all-in-one job). */
+  /**
+   * From the TONCENTER_* settings. Without TONCENTER_URL the bundled recorded data is served by an in-process fake
+   * toncenter on a loopback port for the layer's lifetime, so the whole pipeline runs offline.
+   */
+  static readonly layer: Layer.Layer<Upstream, ConfigError.ConfigError> = Layer.scoped(
+    Upstream,
+    Effect.gen(function* () {
+      const t = yield* ToncenterConfig
+      if (t.url !== undefined) {
+        return yield* makeToncenterUpstream({
+          url: t.url,
+          apiKey: t.apiKey,
+          v3Url: t.v3Url,
+          rps: t.rps,
+          concurrency: t.concurrency,
+          timeoutMs: t.timeoutMs,
+          retries: t.retries
+        })
+      }
+      const fake = yield* Effect.acquireRelease(
+        Effect.promise(() => startFakeToncenter({ chain: { kind: "fixtures" } })),
+        (f) => Effect.promise(() => f.stop())
+      )
+      yield* Effect.logInfo(`no TONCENTER_URL: serving bundled recorded data from ${fake.url}`)
+      return yield* makeToncenterUpstream({ url: fake.url, rps: 0, concurrency: t.concurrency, retries: t.retries })
+    })
+  )
+
+  /** toncenter over HTTP with explicit options (tests, jobs that start their own fake). */
   static layerFrom(opts: ToncenterOptions): Layer.Layer<Upstream> {
     return Layer.effect(Upstream, makeToncenterUpstream(opts))
   }
