@@ -50,9 +50,20 @@ export interface DecodeContext {
   readonly mc_block_seqno: number
 }
 
+export interface DecodeOptions {
+  /**
+   * Exotic cells (Merkle proofs, pruned branches) inside message bodies or state-inits: "reject" (default) fails
+   * with reason "exotic_cell"; "keep" decodes them and serializes the cells as they are.
+   */
+  readonly exoticBodies?: "reject" | "keep"
+}
+
 /** Decodes a transaction given as a base64 BOC (standard or url-safe). */
-export const decodeTransaction = (boc: string, ctx: DecodeContext): Either.Either<TransactionRecord, DecodeError> =>
-  Either.flatMap(parseBoc(boc), (root) => decodeTransactionCell(root, boc, ctx))
+export const decodeTransaction = (
+  boc: string,
+  ctx: DecodeContext,
+  options?: DecodeOptions
+): Either.Either<TransactionRecord, DecodeError> => Either.flatMap(parseBoc(boc), (root) => decodeTransactionCell(root, boc, ctx, options))
 
 /**
  * Decodes an already parsed transaction cell; `boc` is stored as is (block extraction passes the node-ordered
@@ -61,8 +72,10 @@ export const decodeTransaction = (boc: string, ctx: DecodeContext): Either.Eithe
 export const decodeTransactionCell = (
   root: Cell,
   boc: string,
-  ctx: DecodeContext
+  ctx: DecodeContext,
+  options?: DecodeOptions
 ): Either.Either<TransactionRecord, DecodeError> => {
+  const rejectExotic = options?.exoticBodies !== "keep"
   const hash = b64(root.hash())
   if (root.isExotic) {
     return Either.left(new DecodeError({ reason: "not_a_transaction", message: "root cell is exotic", hash }))
@@ -79,14 +92,14 @@ export const decodeTransactionCell = (
     return Either.left(new DecodeError({ reason: "not_a_transaction", message: errorText(e), hash }))
   }
   try {
-    return Either.right(readTransaction(cs, hash, boc, ctx))
+    return Either.right(readTransaction(cs, hash, boc, ctx, rejectExotic))
   } catch (e) {
     if (e instanceof DecodeError) return Either.left(e)
     return Either.left(new DecodeError({ reason: "not_a_transaction", message: errorText(e), hash }))
   }
 }
 
-const readTransaction = (cs: Slice, hash: HashB64, boc: string, ctx: DecodeContext): TransactionRecord => {
+const readTransaction = (cs: Slice, hash: HashB64, boc: string, ctx: DecodeContext, rejectExotic: boolean): TransactionRecord => {
   const accountId = cs.loadBuffer(32)
   const lt = cs.loadUintBig(64)
   const prevHash = cs.loadBuffer(32)
@@ -103,14 +116,14 @@ const readTransaction = (cs: Slice, hash: HashB64, boc: string, ctx: DecodeConte
   const description = loadTransactionDescription(cs.loadRef().beginParse())
   const account = rawFromHash(ctx.block.workchain, accountId)
 
-  const inMsg = inMsgCell === null ? null : decodeMessage(inMsgCell, "in_msg", hash)
+  const inMsg = inMsgCell === null ? null : decodeMessage(inMsgCell, "in_msg", hash, rejectExotic)
   const outMsgs: Array<MessageRecord> = []
   for (let i = 0; i < outCount; i++) {
     const cell = outDict.get(i)
     if (cell === undefined) {
       throw new DecodeError({ reason: "bad_message", message: `out_msgs has no entry ${i} of ${outCount}`, hash, position: `out_msgs[${i}]` })
     }
-    outMsgs.push(decodeMessage(cell, `out_msgs[${i}]`, hash))
+    outMsgs.push(decodeMessage(cell, `out_msgs[${i}]`, hash, rejectExotic))
   }
   if (outDict.size !== outCount) {
     throw new DecodeError({ reason: "bad_message", message: `outmsg_cnt ${outCount} but ${outDict.size} entries`, hash, position: "out_msgs" })
@@ -138,7 +151,7 @@ const readTransaction = (cs: Slice, hash: HashB64, boc: string, ctx: DecodeConte
   }
 }
 
-const decodeMessage = (cell: Cell, path: string, txHash: HashB64): MessageRecord => {
+const decodeMessage = (cell: Cell, path: string, txHash: HashB64, rejectExotic: boolean): MessageRecord => {
   if (cell.isExotic) {
     throw new DecodeError({ reason: "exotic_cell", message: `message cell ${b64(cell.hash())} is exotic`, hash: txHash, position: path })
   }
@@ -167,8 +180,10 @@ const decodeMessage = (cell: Cell, path: string, txHash: HashB64): MessageRecord
   } catch (e) {
     throw new DecodeError({ reason: "bad_message", message: `${path}: ${errorText(e)}`, hash: txHash, position: path })
   }
-  assertOrdinary(body, `${path}.body`, txHash)
-  if (init !== null) assertOrdinary(init, `${path}.init_state`, txHash)
+  if (rejectExotic) {
+    assertOrdinary(body, `${path}.body`, txHash)
+    if (init !== null) assertOrdinary(init, `${path}.init_state`, txHash)
+  }
 
   const bodyContent = content(body)
   const opcode = bodyOpcode(body)

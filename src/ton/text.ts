@@ -18,7 +18,7 @@ export const loadCellStringStrict = (body: Cell, skipBits: number): Buffer | nul
   let cell = body
   let from = skipBits
   for (let i = 0; ; i++) {
-    if (i >= MAX_CHAIN_LENGTH) return null
+    if (i >= MAX_CHAIN_LENGTH || cell.isExotic) return null
     parts.push({ cell, from })
     total += cell.bits.length - from
     if (cell.refs.length === 0) break

@@ -5,10 +5,12 @@
 import { beginCell, Cell } from "@ton/core"
 import { describe, expect, it } from "vitest"
 import { extractBlock } from "../../../src/ton/block.js"
-import { serializeBocBase64 } from "../../../src/ton/boc.js"
+import { parseBoc, serializeBocBase64 } from "../../../src/ton/boc.js"
+import { renderV2Transaction } from "../../../src/ton/v2.js"
+import { renderV3Transaction } from "../../../src/ton/v3.js"
 import { decodeTransaction } from "../../../src/ton/decode.js"
 import type { BlockIdExt } from "../../../src/ton/record.js"
-import { err, readSharedJson } from "./support.js"
+import { err, ok, readSharedJson } from "./support.js"
 
 const ctx = { block: { workchain: 0, shard: "-9223372036854775808", seqno: 1, root_hash: "", file_hash: "" } as BlockIdExt, mc_block_seqno: 1 }
 const blockpi = readSharedJson("v2/blockpi-official-docs__v2_getBlockTransactionsExt__mc-39984096.json").result.transactions
@@ -51,6 +53,17 @@ describe("decodeTransaction on bad input", () => {
     expect(Buffer.from(e.hash!, "base64").toString("hex")).toBe(f.hash)
     expect(e.position).toBe("in_msg.body/0/0")
     expect(e.message).toContain("type 3")
+  })
+
+  it("exotic bodies are decoded on request, their cells kept as they are", () => {
+    const f = readSharedJson("tx-bocs/ton-core__tx_with_merkle_body__testnet.json")
+    const rec = ok(decodeTransaction(Buffer.from(f.boc, "hex").toString("base64"), ctx, { exoticBodies: "keep" }))
+    expect(Buffer.from(rec.hash, "base64").toString("hex")).toBe(f.hash)
+    const body = ok(parseBoc(rec.in_msg!.body.boc))
+    expect(body.hash().toString("base64")).toBe(rec.in_msg!.body.hash)
+    expect(serializeBocBase64(body)).toBe(rec.in_msg!.body.boc)
+    expect(renderV2Transaction(rec).in_msg!.body_hash).toBe(rec.in_msg!.body.hash)
+    expect(renderV3Transaction(rec, new Map()).out_msgs.length).toBe(rec.out_msgs.length)
   })
 
   it("a message cell that is not a message, inside an otherwise valid transaction", () => {
