@@ -10,6 +10,7 @@ import { parseJsonExact } from "./assemble/jsonBody.js"
 import { ApiError, apiErrorBody, errorBody, flavorOf, invalid } from "./errors.js"
 import type { Clock, Deps } from "./handlers.js"
 import { registerMetrics } from "./metrics.js"
+import { ResponseCache } from "./cache.js"
 import { collectRoutes } from "./openapi.js"
 import { tonRenderers, type Renderers } from "./render.js"
 import { sendJson } from "./reply.js"
@@ -26,6 +27,8 @@ export interface ApiAppConfig {
   /** Process-level metrics (event loop, memory) on /metrics: on in the runnable, off in tests. */
   readonly processMetrics?: boolean
   readonly logger?: boolean
+  /** Byte budget of the rendered-response cache (default 64 MiB); 0 turns it off. */
+  readonly cacheBytes?: number
 }
 
 export interface BuildAppOptions {
@@ -36,16 +39,21 @@ export interface BuildAppOptions {
   readonly clock?: Clock
 }
 
+const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024
+
 /** JSON-RPC bodies are tiny; anything bigger is a mistake or an attack. */
 const BODY_LIMIT = 64 * 1024
 
 export const buildApp = ({ store, config, render, clock }: BuildAppOptions): FastifyInstance => {
   const app = Fastify({ logger: config.logger ?? false, bodyLimit: BODY_LIMIT, return503OnClosing: true })
+  const time = clock ?? { nowMs: Date.now, random: Math.random }
+  const cacheBytes = config.cacheBytes ?? DEFAULT_CACHE_BYTES
   const deps: Deps = {
     store,
     render: render ?? tonRenderers,
     testnet: config.network === "testnet",
-    clock: clock ?? { nowMs: Date.now, random: Math.random }
+    clock: time,
+    cache: cacheBytes > 0 ? new ResponseCache(cacheBytes, time.nowMs) : null
   }
   const openapi = collectRoutes(app)
   const gate = makeGate(config.api.keys, config.api.rateLimit, deps.clock.nowMs)

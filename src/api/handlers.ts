@@ -1,7 +1,8 @@
 /**
  * The use cases behind the routes: parse, ask the store (a handful of queries, independent ones in
- * parallel), reassemble, render. Shared by the REST routes and JSON-RPC so both answer identically.
- * Invariant: only blocks of completely ingested masterchain blocks are served; anything else is a 404.
+ * parallel), reassemble, render, serialize. Shared by the REST routes and JSON-RPC so both answer identically.
+ * Invariants: only blocks of completely ingested masterchain blocks are served (anything else is a 404), so
+ * a serialized answer may be cached; v2 answers are cached without their per-response `@extra`.
  */
 import { notFound } from "./errors.js"
 import type { Renderers } from "./render.js"
@@ -18,7 +19,8 @@ import {
   renderV3Block,
   stateHashes
 } from "./assemble/v3.js"
-import { sortedRecord } from "./json.js"
+import { goJson, pythonJson, sortedRecord } from "./json.js"
+import type { ResponseCache } from "./cache.js"
 
 export interface Clock {
   readonly nowMs: () => number
@@ -30,7 +32,11 @@ export interface Deps {
   readonly render: Renderers
   readonly testnet: boolean
   readonly clock: Clock
+  readonly cache: ResponseCache | null
 }
+
+/** How long a v3 answer with an address book may be reused: its bounceable flags follow the latest known code. */
+export const ADDRESS_BOOK_TTL_MS = 60_000
 
 type Query = Readonly<Record<string, QueryValue>>
 
@@ -44,9 +50,32 @@ const MC_SHARD = "-9223372036854775808"
 const mcNotFoundV2 = (seqno: number): Error =>
   notFound(`cannot find block ${blockIdText({ workchain: -1, shard: MC_SHARD, seqno })}: block not found`)
 
-/** v2 getBlockTransactionsExt: the `result` object (ton-http-api's `blocks.transactionsExt`). */
-export const blockTransactionsExt = async (deps: Deps, q: Query): Promise<unknown> => {
+/**
+ * A v2 `result` as JSON text whose last key is `@extra`: served from the cache with a fresh `@extra`, or
+ * produced, serialized and cached without it.
+ */
+const withExtra = async (deps: Deps, key: string, produce: (extra: string) => Promise<unknown>): Promise<string> => {
+  const fresh = extra(deps.clock)
+  const tail = `,"@extra":${JSON.stringify(fresh)}}`
+  const hit = deps.cache?.get(key)
+  if (hit !== undefined) return hit + tail
+  const text = pythonJson(await produce(fresh))
+  if (deps.cache !== null && text.endsWith(tail)) deps.cache.set(key, text.slice(0, -tail.length))
+  return text
+}
+
+/** v2 getBlockTransactionsExt: the `result` (ton-http-api's `blocks.transactionsExt`) as JSON text. */
+export const blockTransactionsExt = async (deps: Deps, q: Query): Promise<string> => {
   const req = parseBlockTransactionsExt(q)
+  const key = `v2tx|${req.id.workchain}|${req.id.shard}|${req.id.seqno}|${req.hashes?.root_hash}|${req.hashes?.file_hash}|${req.after?.account}|${req.after?.lt}|${req.count}`
+  return withExtra(deps, key, (fresh) => blockTransactionsExtResult(deps, req, fresh))
+}
+
+const blockTransactionsExtResult = async (
+  deps: Deps,
+  req: ReturnType<typeof parseBlockTransactionsExt>,
+  fresh: string
+): Promise<unknown> => {
   const block = await deps.store.blockById(req.id)
   if (block === null) throw notFound(`cannot find block ${blockIdText(req.id)}: block not found`)
   if (
@@ -60,16 +89,27 @@ export const blockTransactionsExt = async (deps: Deps, q: Query): Promise<unknow
     id: block.id,
     ...pageInfo(req.count, txs.length),
     transactions: txs,
-    extra: extra(deps.clock)
+    extra: fresh
   })
 }
 
-/** v2 shards: the shard tops a masterchain block references (`blocks.shards`). */
-export const shards = async (deps: Deps, q: Query): Promise<unknown> => {
+/** v2 shards: the shard tops a masterchain block references (`blocks.shards`) as JSON text. */
+export const shards = async (deps: Deps, q: Query): Promise<string> => {
   const seqno = requiredInt("seqno", q.seqno, 0n, INT32_MAX)
-  const [done, tops] = await Promise.all([deps.store.mcBlockDone(seqno), deps.store.shardTops(seqno)])
-  if (!done) throw mcNotFoundV2(seqno)
-  return { "@type": "blocks.shards", shards: tops.map(v2BlockIdExt), "@extra": extra(deps.clock) }
+  return withExtra(deps, `v2shards|${seqno}`, async (fresh) => {
+    const [done, tops] = await Promise.all([deps.store.mcBlockDone(seqno), deps.store.shardTops(seqno)])
+    if (!done) throw mcNotFoundV2(seqno)
+    return { "@type": "blocks.shards", shards: tops.map(v2BlockIdExt), "@extra": fresh }
+  })
+}
+
+/** A v3 body as JSON text, from the cache or produced, serialized (Go dialect) and cached for `ttlMs`. */
+const cachedV3 = async (deps: Deps, key: string, ttlMs: number, produce: () => Promise<unknown>): Promise<string> => {
+  const hit = deps.cache?.get(key)
+  if (hit !== undefined) return hit
+  const text = goJson(await produce())
+  deps.cache?.set(key, text, ttlMs)
+  return text
 }
 
 /** v3 transactionsByMasterchainBlock: `{transactions, address_book}` of a masterchain block and its shard blocks. */
@@ -77,9 +117,20 @@ export const transactionsByMasterchainBlock = async (
   deps: Deps,
   q: Query,
   o: { readonly withAddressBook: boolean }
-): Promise<{ transactions: unknown[]; address_book: Record<string, unknown> }> => {
+): Promise<string> => {
   const seqno = parseMcSeqno(q)
   const paging = parsePaging(q)
+  const key = `v3tx|${seqno}|${paging.limit}|${paging.offset}|${paging.sort}|${o.withAddressBook}`
+  const ttl = o.withAddressBook ? ADDRESS_BOOK_TTL_MS : Number.POSITIVE_INFINITY
+  return cachedV3(deps, key, ttl, () => transactionsBody(deps, seqno, paging, o.withAddressBook))
+}
+
+const transactionsBody = async (
+  deps: Deps,
+  seqno: number,
+  paging: ReturnType<typeof parsePaging>,
+  withAddressBook: boolean
+): Promise<{ transactions: unknown[]; address_book: Record<string, unknown> }> => {
   const [done, txs] = await Promise.all([
     deps.store.mcBlockDone(seqno),
     deps.store.transactionsByMcSeqno(seqno, paging)
@@ -88,9 +139,9 @@ export const transactionsByMasterchainBlock = async (
   if (txs.length === 0) return { transactions: [], address_book: {} }
   const [states, codeHashes] = await Promise.all([
     deps.store.accountStates(stateHashes(txs)),
-    o.withAddressBook ? deps.store.codeHashes(addressBookAddresses(txs)) : Promise.resolve(new Map<string, string | null>())
+    withAddressBook ? deps.store.codeHashes(addressBookAddresses(txs)) : Promise.resolve(new Map<string, string | null>())
   ])
-  const book = o.withAddressBook ? deps.render.addressBook(txs, codeHashes, { testnet: deps.testnet }) : {}
+  const book = withAddressBook ? deps.render.addressBook(txs, codeHashes, { testnet: deps.testnet }) : {}
   return {
     transactions: txs.map((tx) => deps.render.v3Transaction(tx, states)),
     address_book: sortedRecord(Object.entries(book))
@@ -98,9 +149,15 @@ export const transactionsByMasterchainBlock = async (
 }
 
 /** v3 masterchainBlockShards: every block the masterchain block commits, itself included. */
-export const masterchainBlockShards = async (deps: Deps, q: Query): Promise<{ blocks: unknown[] }> => {
+export const masterchainBlockShards = async (deps: Deps, q: Query): Promise<string> => {
   const seqno = parseMcSeqno(q)
   const { limit, offset } = parsePaging({ limit: q.limit, offset: q.offset })
+  return cachedV3(deps, `v3blocks|${seqno}|${limit}|${offset}`, Number.POSITIVE_INFINITY, () =>
+    blocksBody(deps, seqno, limit, offset)
+  )
+}
+
+const blocksBody = async (deps: Deps, seqno: number, limit: number, offset: number): Promise<{ blocks: unknown[] }> => {
   const mcId = { workchain: -1, shard: MC_SHARD, seqno }
   const [done, mc, shardBlocks] = await Promise.all([
     deps.store.mcBlockDone(seqno),

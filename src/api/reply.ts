@@ -12,16 +12,22 @@ export const IMMUTABLE = "public, max-age=31536000, immutable"
 /** A block that is not (yet) ingested may appear any moment: never cache the miss. */
 export const NO_STORE = "no-store"
 
+/** The v3 transactions answer with an address book: its bounceable flags follow the latest known code. */
+export const ADDRESS_BOOK_CACHE = "public, max-age=60"
+
+/** Sends JSON text that is already in the right dialect. */
+export const sendText = (reply: FastifyReply, status: number, text: string, cacheControl: string = NO_STORE): FastifyReply =>
+  reply
+    .code(status)
+    .header("content-type", "application/json")
+    .header("cache-control", cacheControl)
+    // A Buffer goes out untouched: a string would get "; charset=utf-8" appended, which toncenter does not send.
+    .send(Buffer.from(text, "utf8"))
+
 export const sendJson = (
   reply: FastifyReply,
   flavor: ApiFlavor,
   status: number,
   body: unknown,
   cacheControl: string = NO_STORE
-): FastifyReply =>
-  reply
-    .code(status)
-    .header("content-type", "application/json")
-    .header("cache-control", cacheControl)
-    // A Buffer goes out untouched: a string would get "; charset=utf-8" appended, which toncenter does not send.
-    .send(Buffer.from(flavor === "v3" ? goJson(body) : pythonJson(body), "utf8"))
+): FastifyReply => sendText(reply, status, flavor === "v3" ? goJson(body) : pythonJson(body), cacheControl)

@@ -6,9 +6,9 @@
 import type { FastifyPluginAsync } from "fastify"
 import { ApiError, apiErrorBody, invalid, statusOf } from "../errors.js"
 import { blockTransactionsExt, shards, type Deps } from "../handlers.js"
-import { IMMUTABLE, sendJson } from "../reply.js"
+import { IMMUTABLE, sendJson, sendText } from "../reply.js"
 import type { QueryValue } from "../assemble/params.js"
-import { jsonRpcEnvelope, jsonRpcId, okEnvelope } from "../assemble/v2.js"
+import { jsonRpcEnvelope, jsonRpcId } from "../assemble/v2.js"
 import {
   hashText,
   intText,
@@ -25,8 +25,14 @@ type Query = Readonly<Record<string, QueryValue>>
 
 interface Method {
   readonly params: ReadonlyArray<string>
-  readonly run: (deps: Deps, q: Query) => Promise<unknown>
+  /** The `result` as JSON text. */
+  readonly run: (deps: Deps, q: Query) => Promise<string>
 }
+
+// ton-http-api's envelopes around a serialized `result`, in its key order (ok, result, id, jsonrpc).
+const restBody = (result: string): string => `{"ok":true,"result":${result}}`
+const rpcBody = (result: string, id: string | null): string =>
+  `{"ok":true,"result":${result}${id === null ? "" : `,"id":${JSON.stringify(id)}`},"jsonrpc":"2.0"}`
 
 const BLOCK_TX_EXT_PARAMS = ["workchain", "shard", "seqno", "root_hash", "file_hash", "after_lt", "after_hash", "count"]
 
@@ -60,8 +66,7 @@ export const v2BlockRoutes: FastifyPluginAsync<{ deps: Deps }> = async (app, { d
         response: v2Responses(v2BlockTransactionsExtSchema)
       }
     },
-    async (req, reply) =>
-      sendJson(reply, "v2", 200, okEnvelope(await blockTransactionsExt(deps, req.query as Query)), IMMUTABLE)
+    async (req, reply) => sendText(reply, 200, restBody(await blockTransactionsExt(deps, req.query as Query)), IMMUTABLE)
   )
 
   app.get(
@@ -74,7 +79,7 @@ export const v2BlockRoutes: FastifyPluginAsync<{ deps: Deps }> = async (app, { d
         response: v2Responses(v2ShardsSchema)
       }
     },
-    async (req, reply) => sendJson(reply, "v2", 200, okEnvelope(await shards(deps, req.query as Query)), IMMUTABLE)
+    async (req, reply) => sendText(reply, 200, restBody(await shards(deps, req.query as Query)), IMMUTABLE)
   )
 
   app.post(
@@ -103,8 +108,7 @@ export const v2BlockRoutes: FastifyPluginAsync<{ deps: Deps }> = async (app, { d
       const unexpected = Object.keys(params).find((k) => !method.params.includes(k))
       if (unexpected !== undefined) return fail(invalid(`${body.method}: unexpected parameter '${unexpected}'`))
       try {
-        const result = await method.run(deps, params as Query)
-        return sendJson(reply, "v2", 200, jsonRpcEnvelope({ ok: true, result }, id))
+        return sendText(reply, 200, rpcBody(await method.run(deps, params as Query), id))
       } catch (e) {
         if (e instanceof ApiError && statusOf[e.reason] < 500) return fail(e)
         throw e

@@ -5,7 +5,7 @@
  */
 import type { FastifyPluginAsync } from "fastify"
 import { masterchainBlockShards, type Deps } from "../handlers.js"
-import { IMMUTABLE, sendJson } from "../reply.js"
+import { IMMUTABLE, sendText } from "../reply.js"
 import type { QueryValue } from "../assemble/params.js"
 import { intText, querySchema, v3BlocksSchema, v3Responses } from "../schemas.js"
 
@@ -28,6 +28,6 @@ export const v3BlockRoutes: FastifyPluginAsync<{ deps: Deps }> = async (app, { d
       }
     },
     async (req, reply) =>
-      sendJson(reply, "v3", 200, await masterchainBlockShards(deps, req.query as Readonly<Record<string, QueryValue>>), IMMUTABLE)
+      sendText(reply, 200, await masterchainBlockShards(deps, req.query as Readonly<Record<string, QueryValue>>), IMMUTABLE)
   )
 }

@@ -1,11 +1,13 @@
 /**
  * toncenter v3 transactions of a masterchain block, under the specification's name
  * (masterchainBlockShardState) and toncenter's own (transactionsByMasterchainBlock).
- * Invariant: both paths run the same handler, so they answer byte-identical bodies.
+ * Invariants: both paths run the same handler, so they answer byte-identical bodies; transactions of a done
+ * block never change, but the address book follows the latest known code, so only answers without it are
+ * marked immutable.
  */
 import type { FastifyPluginAsync } from "fastify"
 import { transactionsByMasterchainBlock, type Deps } from "../handlers.js"
-import { IMMUTABLE, sendJson } from "../reply.js"
+import { ADDRESS_BOOK_CACHE, IMMUTABLE, sendText } from "../reply.js"
 import type { QueryValue } from "../assemble/params.js"
 import { noAddressBook } from "../assemble/v3.js"
 import { intText, querySchema, v3Responses, v3TransactionsSchema } from "../schemas.js"
@@ -35,10 +37,9 @@ export const v3TransactionRoutes: FastifyPluginAsync<{ deps: Deps }> = async (ap
       },
       async (req, reply) => {
         const q = req.query as Readonly<Record<string, QueryValue>>
-        const body = await transactionsByMasterchainBlock(deps, q, {
-          withAddressBook: !noAddressBook(req.headers["x-no-address-book"], q.x_no_address_book)
-        })
-        return sendJson(reply, "v3", 200, body, IMMUTABLE)
+        const withAddressBook = !noAddressBook(req.headers["x-no-address-book"], q.x_no_address_book)
+        const body = await transactionsByMasterchainBlock(deps, q, { withAddressBook })
+        return sendText(reply, 200, body, withAddressBook ? ADDRESS_BOOK_CACHE : IMMUTABLE)
       }
     )
   }

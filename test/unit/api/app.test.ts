@@ -118,7 +118,8 @@ describe("v3 transactions of a masterchain block", () => {
     const a = await app.inject(`/api/v3/masterchainBlockShardState?seqno=${BIG_MC}&limit=5`)
     const b = await app.inject(`/api/v3/transactionsByMasterchainBlock?seqno=${BIG_MC}&limit=5`)
     expect(a.statusCode).toBe(200)
-    expect(a.headers["cache-control"]).toBe("public, max-age=31536000, immutable")
+    // the address book follows the latest known code, so this answer may change; transactions alone may not
+    expect(a.headers["cache-control"]).toBe("public, max-age=60")
     expect(a.body).toBe(b.body)
     const body = a.json()
     expect(Object.keys(body)).toEqual(["transactions", "address_book"])

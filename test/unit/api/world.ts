@@ -30,7 +30,7 @@ export const bigBlockWorld = () => {
   return { store, shardBlock, txs }
 }
 
-export const testConfig: ApiAppConfig = { network: "mainnet", api: { keys: [], rateLimit: 0 } }
+export const testConfig: ApiAppConfig = { network: "mainnet", api: { keys: [], rateLimit: 0 }, cacheBytes: 0 }
 
 export const fixedClock: Clock = { nowMs: () => 1724745562699, random: () => 0.5335802192168009 }
 
