@@ -1,0 +1,172 @@
+// Load benchmark of the read API: autocannon (in its own process) against the app listening on 127.0.0.1,
+// for v2 getBlockTransactionsExt and v3 masterchainBlockShardState on a real 510-transaction mainnet block,
+// first with the rendered-answer cache off (every request queries the store and renders), then on.
+// Prints requests/s and p50/p99 latency per endpoint and the peak RSS of the serving process.
+// BENCH_STORE=memory (default: in-memory store, measures the HTTP layer) | clickhouse (embedded ClickHouse,
+// or CLICKHOUSE_URL, with the block ingested first); BENCH_CONNECTIONS (16), BENCH_SECONDS (10).
+import { Either } from "effect"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { spawn } from "node:child_process"
+import { createRequire } from "node:module"
+import { availableParallelism, loadavg, tmpdir } from "node:os"
+import { join } from "node:path"
+import { buildApp } from "../src/api/app.js"
+import type { TxStore } from "../src/api/TxStore.js"
+import { makeClickHouseClient } from "../src/clickhouse/ClickHouse.js"
+import { applyMigrations } from "../src/clickhouse/migrations.js"
+import { flattenBundles, INSERT_ORDER } from "../src/flatten/index.js"
+import { ClickHouseTxStore } from "../src/store/Store.js"
+import { extractBlock } from "../src/ton/block.js"
+import { decodeTransaction } from "../src/ton/decode.js"
+import type { BlockRecord, MasterchainBundle } from "../src/ton/record.js"
+import { MemoryTxStore } from "../test/unit/api/memoryStore.js"
+
+interface Histogram {
+  readonly average: number
+  readonly p50: number
+  readonly p99: number
+  readonly max: number
+}
+interface AutocannonResult {
+  readonly requests: Histogram & { readonly total: number }
+  readonly latency: Histogram
+  readonly non2xx: number
+  readonly errors: number
+}
+const AUTOCANNON_CLI = createRequire(import.meta.url).resolve("autocannon/autocannon.js")
+
+/** Runs the load generator as a child process, so its memory and CPU are not counted as the server's. */
+const autocannon = (url: string): Promise<AutocannonResult> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [AUTOCANNON_CLI, "-j", "-c", String(connections), "-d", String(seconds), url], {
+      stdio: ["ignore", "pipe", "ignore"]
+    })
+    let out = ""
+    child.stdout.on("data", (d: Buffer) => (out += d.toString("utf8")))
+    child.on("error", reject)
+    child.on("exit", (code) =>
+      code === 0 ? resolve(JSON.parse(out) as AutocannonResult) : reject(new Error(`autocannon exited with ${code}`))
+    )
+  })
+
+const storeKind = process.env.BENCH_STORE ?? "memory"
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 16)
+const seconds = Number(process.env.BENCH_SECONDS ?? 10)
+const FIXTURE = join(import.meta.dirname, "../../shared/fixtures/blocks/mainnet__0_8000000000000000_40484438__tongo-block-3.boc")
+
+/** The 510-transaction shard block with a stand-in masterchain block committing it. */
+const bundle = (): MasterchainBundle => {
+  const block = Either.getOrThrow(extractBlock(readFileSync(FIXTURE)))
+  const h = block.header
+  const mcSeqno = h.master_ref!.seqno + 1
+  const id = { workchain: h.workchain, shard: h.shard, seqno: h.seqno, root_hash: h.root_hash, file_hash: h.file_hash }
+  const header = (over: Partial<BlockRecord>): BlockRecord => ({
+    id,
+    mc_block_seqno: mcSeqno,
+    global_id: h.global_id,
+    version: h.version,
+    flags: h.flags,
+    after_merge: h.after_merge,
+    after_split: h.after_split,
+    before_split: h.before_split,
+    want_merge: h.want_merge,
+    want_split: h.want_split,
+    key_block: h.key_block,
+    vert_seqno: h.vert_seqno,
+    validator_list_hash_short: h.validator_list_hash_short,
+    gen_catchain_seqno: h.gen_catchain_seqno,
+    min_ref_mc_seqno: h.min_ref_mc_seqno,
+    prev_key_block_seqno: h.prev_key_block_seqno,
+    gen_utime: h.gen_utime,
+    start_lt: h.start_lt,
+    end_lt: h.end_lt,
+    prev_blocks: h.prev_blocks,
+    tx_count: h.tx_count,
+    ...over
+  })
+  const shard = header({})
+  const mcId = { workchain: -1, shard: "-9223372036854775808", seqno: mcSeqno, root_hash: h.root_hash, file_hash: h.file_hash }
+  return {
+    schema_version: 1,
+    network: "mainnet",
+    mc_seqno: mcSeqno,
+    mc_block: header({ id: mcId, prev_blocks: [], tx_count: 0 }),
+    shard_blocks: [shard],
+    shard_tops: [id],
+    transactions: block.transactions.map((t) =>
+      Either.getOrThrow(decodeTransaction(t.boc, { block: id, mc_block_seqno: mcSeqno }))
+    ),
+    account_states: [],
+    code_hashes: {}
+  }
+}
+
+const openStore = async (b: MasterchainBundle): Promise<{ store: TxStore; close: () => Promise<void> }> => {
+  if (storeKind === "memory") {
+    const store = new MemoryTxStore([
+      { mc: b.mc_block, shardBlocks: b.shard_blocks, shardTops: b.shard_tops, transactions: b.transactions }
+    ])
+    return { store, close: async () => {} }
+  }
+  const dataDir = mkdtempSync(join(tmpdir(), "bench-api-"))
+  const handle = await makeClickHouseClient({
+    url: process.env.CLICKHOUSE_URL,
+    user: process.env.CLICKHOUSE_USER ?? "default",
+    password: process.env.CLICKHOUSE_PASSWORD ?? "",
+    database: `bench_api_${process.pid}`,
+    dataDir
+  })
+  await applyMigrations(handle.client)
+  const rows = flattenBundles([b])
+  for (const table of INSERT_ORDER) {
+    if (rows[table].length > 0) await handle.client.insert<object>({ table, values: rows[table], format: "JSONEachRow" })
+  }
+  return {
+    store: new ClickHouseTxStore(handle.client),
+    close: async () => {
+      await handle.client.close()
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  }
+}
+
+const main = async () => {
+  const b = bundle()
+  const { store, close } = await openStore(b)
+  const blk = b.shard_blocks[0]!.id
+  const targets: Array<[string, string]> = [
+    ["v2 getBlockTransactionsExt count=40", `/api/v2/getBlockTransactionsExt?workchain=0&shard=${blk.shard}&seqno=${blk.seqno}`],
+    ["v2 getBlockTransactionsExt count=256", `/api/v2/getBlockTransactionsExt?workchain=0&shard=${blk.shard}&seqno=${blk.seqno}&count=256`],
+    ["v3 masterchainBlockShardState limit=100", `/api/v3/masterchainBlockShardState?seqno=${b.mc_seqno}`],
+    ["v3 masterchainBlockShardState limit=1000", `/api/v3/masterchainBlockShardState?seqno=${b.mc_seqno}&limit=1000`]
+  ]
+  console.log(
+    `bench:api store=${storeKind} block=(0,8000000000000000,${blk.seqno}) txs=${b.transactions.length} ` +
+      `connections=${connections} duration=${seconds}s node=${process.version} cpus=${availableParallelism()} ` +
+      `load=${loadavg()[0]!.toFixed(1)}`
+  )
+  const baseRss = process.memoryUsage.rss()
+  let peakRss = baseRss
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 50)
+  for (const cacheBytes of [0, 64 * 1024 * 1024]) {
+    const app = buildApp({ store, config: { network: "mainnet", api: { keys: [], rateLimit: 0 }, cacheBytes } })
+    const base = await app.listen({ host: "127.0.0.1", port: 0 })
+    for (const [name, path] of targets) {
+      const check = await app.inject(path)
+      if (check.statusCode !== 200) throw new Error(`${name}: ${check.statusCode} ${check.body.slice(0, 200)}`)
+      const r = await autocannon(`${base}${path}`)
+      console.log(
+        `${cacheBytes === 0 ? "cold" : "warm"} ${name.padEnd(41)} ${r.requests.average.toFixed(0).padStart(6)} req/s  ` +
+          `p50 ${String(r.latency.p50).padStart(5)} ms  p99 ${String(r.latency.p99).padStart(5)} ms  ` +
+          `body ${(check.body.length / 1024).toFixed(0)} KiB  non-2xx ${r.non2xx}  errors ${r.errors}`
+      )
+    }
+    await app.close()
+  }
+  clearInterval(sampler)
+  const mib = (n: number) => `${(n / 1024 / 1024).toFixed(0)} MiB`
+  console.log(`serving process RSS: ${mib(baseRss)} before load (data loaded), peak ${mib(peakRss)} under load`)
+  await close()
+}
+
+await main()
