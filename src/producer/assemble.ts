@@ -46,7 +46,8 @@ export const assembleBundle = (raw: RawMasterchainBundle, network: string, decod
         mc_seqno: raw.mc_seqno,
         kind: "transaction",
         block: rt.block,
-        tx_hash: result.left.hash ?? rt.hash,
+        // The hash upstream lists the transaction under: what a reader of the dead letter can look up.
+        tx_hash: rt.hash,
         reason: result.left.reason,
         detail: result.left.message,
         payload: rt.boc

@@ -1,0 +1,145 @@
+// Upstream misbehaviour on the real broker and ClickHouse engine: the producer reads the fake toncenter over HTTP
+// while it answers 429s, 5xx bursts, malformed and truncated bodies, slow answers and dropped connections, and two
+// transactions arrive as BOCs that do not decode. Every other block and transaction must be stored once, the two
+// bad ones must be in the dead-letter topic with their reason, and the gap must be visible in the block's tx_count.
+import { beginCell } from "@ton/core"
+import { Effect, Either, Layer } from "effect"
+import { Kafka, logLevel } from "kafkajs"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { ClickHouse } from "../../src/clickhouse/ClickHouse.js"
+import { runConsumer } from "../../src/consumer/BundleConsumer.js"
+import type { ChainData } from "../../src/fake/ChainData.js"
+import { generateChain } from "../../src/fake/generate.js"
+import { startFakeToncenter, type FakeToncenter } from "../../src/fake/server.js"
+import { decodeDeadLetter, type DeadLetter } from "../../src/kafka/codec.js"
+import { KafkaClient } from "../../src/kafka/KafkaClient.js"
+import { topicNames } from "../../src/kafka/topics.js"
+import { Health } from "../../src/ops/Health.js"
+import { makeMetrics, Metrics } from "../../src/ops/Metrics.js"
+import { runProducer } from "../../src/producer/Producer.js"
+import { ClickHouseSink } from "../../src/sink/ClickHouseSink.js"
+import { Upstream } from "../../src/source/Upstream.js"
+import { decodeTransaction } from "../../src/ton/decode.js"
+import { Fiber } from "effect"
+import { testClickHouse, testKafka, type TestClickHouse } from "../support/integration.js"
+import { expectedFrom } from "../unit/pipeline/support/chainUpstream.js"
+import { readStored, waitForDone } from "../unit/pipeline/support/stored.js"
+
+const readDeadLetters = async (brokers: ReadonlyArray<string>, topic: string, expected: number) => {
+  const kafka = new Kafka({ clientId: "dlq-reader", brokers: [...brokers], logLevel: logLevel.NOTHING })
+  const consumer = kafka.consumer({ groupId: `${topic}-reader`, readUncommitted: false })
+  const letters: Array<DeadLetter> = []
+  await consumer.connect()
+  await consumer.subscribe({ topic, fromBeginning: true })
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, 30_000)
+    void consumer.run({
+      eachMessage: async ({ message }) => {
+        letters.push(Either.getOrThrow(decodeDeadLetter(message.value)))
+        if (letters.length >= expected) {
+          clearTimeout(timer)
+          resolve()
+        }
+      }
+    })
+  })
+  await consumer.disconnect()
+  return letters
+}
+
+describe("pipeline: upstream faults and poisoned transactions", () => {
+  let ch: TestClickHouse
+  let chain: ChainData
+  let fake: FakeToncenter
+  const tk = testKafka("pipeline-faults")
+
+  beforeAll(async () => {
+    ch = await testClickHouse("pipeline_faults")
+    chain = generateChain({ seed: 5, mcBlocks: 12, txPerBlock: 4, initialShards: 2, maxShards: 4, fixtures: false, network: "testnet" })
+    fake = await startFakeToncenter({
+      chain,
+      faults: [
+        { endpoint: "getBlockTransactionsExt", kind: "rate_limit", every: 5 },
+        { endpoint: "getBlockHeader", kind: "server_error", from: 3, count: 3, status: 502 },
+        { endpoint: "*", kind: "malformed", every: 13 },
+        { endpoint: "*", kind: "truncated", every: 17 },
+        { endpoint: "*", kind: "reset", every: 19 },
+        { endpoint: "*", kind: "slow", every: 7, delayMs: 300 }
+      ]
+    })
+  })
+  afterAll(async () => {
+    await fake?.stop()
+    await ch?.close()
+  })
+
+  it("survives the faults without gaps and dead-letters exactly the poisoned transactions", async () => {
+    // Two transactions in two different masterchain blocks: one BOC that is not base64 at all, one valid BOC
+    // whose root cell is not a transaction.
+    const victims = [chain.first + 2, chain.first + 7].map((s) => {
+      const mc = chain.masterchain.get(s)!
+      const block = [...mc.shardBlocks, mc.block].find((b) => b.txs.length > 0)!
+      return block.txs[0]!.hash
+    })
+    const poisonFor = new Map([
+      [victims[0]!, "%%% not a boc %%%"],
+      [victims[1]!, beginCell().storeUint(0xdeadbeef, 32).endCell().toBoc().toString("base64")]
+    ])
+    const upstream = Layer.effect(
+      Upstream,
+      Effect.map(Upstream, (svc) => ({
+        ...svc,
+        bundle: (s: number) =>
+          Effect.map(svc.bundle(s), (raw) => ({
+            ...raw,
+            transactions: raw.transactions.map((t) => (poisonFor.has(t.hash) ? { ...t, boc: poisonFor.get(t.hash)! } : t))
+          }))
+      }))
+    ).pipe(Layer.provide(Upstream.layerFrom({ url: fake.url, rps: 1000, concurrency: 4, retries: 10, retryBaseMs: 10, retryMaxMs: 100, timeoutMs: 2_000 })))
+
+    const metrics = makeMetrics(false)
+    const prefix = tk.topic("f")
+    const layers = Layer.mergeAll(
+      KafkaClient.layerWith({ brokers: tk.brokers, clientId: "faults", topicPrefix: prefix, network: chain.network, maxMessageBytes: tk.maxMessageBytes }),
+      Layer.succeed(Metrics, metrics),
+      Health.layer
+    )
+    const summary = await Effect.runPromise(
+      runProducer({ mode: "backfill", from: chain.first, to: chain.last, progressMs: 0 }, decodeTransaction).pipe(
+        Effect.provide(upstream),
+        Effect.provide(layers)
+      )
+    )
+    expect(summary).toMatchObject({ first: chain.first, last: chain.last, bundles: chain.last - chain.first + 1, deadLetters: 2 })
+    const faulted = fake.requests.filter((r) => r.fault !== undefined && r.fault !== "slow")
+    expect(new Set(faulted.map((r) => r.fault))).toEqual(new Set(["rate_limit", "server_error", "malformed", "truncated", "reset"]))
+    const counted = (await metrics.deadLetters.get()).values
+    expect(counted.reduce((n, v) => n + v.value, 0)).toBe(2)
+
+    const consumer = Effect.runFork(
+      runConsumer({ groupId: `${prefix}-sink`, batchRows: 1_000, batchMs: 200, progressMs: 0 }).pipe(
+        Effect.provide(ClickHouseSink.layer.pipe(Layer.provideMerge(ClickHouse.fromConfig(ch.config)))),
+        Effect.provide(layers)
+      )
+    )
+    const expected = expectedFrom(chain)
+    await waitForDone(ch.client, expected.mcSeqnos.length)
+    await Effect.runPromise(Fiber.interrupt(consumer))
+
+    const stored = await readStored(ch.client)
+    expect(stored.done).toEqual(expected.mcSeqnos.map(String))
+    expect(stored.blocks).toEqual(expected.blocks)
+    expect(stored.txHashes).toEqual(expected.txHashes.filter((h) => !poisonFor.has(h)))
+    // The gap is visible in storage: the blocks' tx_count (from upstream) exceeds their stored transactions by 2.
+    const rs = await ch.client.query({
+      query: `SELECT toInt64(sum(tx_count)) - toInt64((SELECT count() FROM transactions)) AS missing FROM blocks`,
+      format: "JSONEachRow"
+    })
+    expect(Number((await rs.json<{ missing: string }>())[0]!.missing)).toBe(2)
+
+    const letters = await readDeadLetters(tk.brokers, topicNames(prefix, chain.network).deadLetter, 2)
+    expect(letters.map((l) => l.tx_hash).sort()).toEqual([...victims].sort())
+    expect(letters.every((l) => l.kind === "transaction" && l.payload === poisonFor.get(l.tx_hash!))).toBe(true)
+    expect(letters.map((l) => l.reason).sort()).toEqual(["not_a_transaction", "not_base64"])
+  })
+})
