@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "
 import os from "node:os"
 import path from "node:path"
 import type { Cell } from "@ton/core"
+import { serializeBoc } from "../ton/boc.js"
 import type { BlockIdExt, BlockRecord } from "../ton/record.js"
 import { blockKey, children, containsAccount, FULL_SHARD, parent, prefixLength, toUnsigned } from "../source/shard.js"
 import type { ChainBlock, ChainData, ChainMasterchain, ChainTx } from "./ChainData.js"
@@ -43,12 +44,13 @@ export interface GenerateOptions {
   readonly cacheAboveTxs?: number
 }
 
-const GENERATOR_VERSION = 1
+const GENERATOR_VERSION = 2
 const ROUND_LT = 10_000_000_000n
 const BLOCK_LT = 10_000_000n
 const TX_LT = 10n
 
-const defaultBoc = (cell: Cell): Buffer => cell.toBoc({ idx: false, crc32: true })
+// the node's cell order, so generated BOCs look exactly like what toncenter serves
+const defaultBoc = (cell: Cell): Buffer => serializeBoc(cell)
 
 const digest = (s: string): string => createHash("sha256").update(s).digest("base64")
 
@@ -69,7 +71,7 @@ export const generateChain = (opts: GenerateOptions): ChainData => {
   const expected = opts.mcBlocks * ((opts.txPerBlock ?? 8) * 3 + 2) + (opts.bigBlockTxs ?? 0)
   if (expected < (opts.cacheAboveTxs ?? 20_000)) return buildChain(opts)
   const { boc: _boc, ...keyed } = opts
-  const key = digest(JSON.stringify({ v: GENERATOR_VERSION, bocWriter: opts.boc?.name ?? "toBoc", ...keyed }))
+  const key = digest(JSON.stringify({ v: GENERATOR_VERSION, bocWriter: opts.boc?.name ?? "node-order", ...keyed }))
     .replace(/[^A-Za-z0-9]/g, "")
     .slice(0, 24)
   const dir = path.join(os.tmpdir(), "ton-fake-chains")

@@ -5,6 +5,7 @@
  */
 import { Address, beginCell, Cell, Dictionary, loadMessage, loadTransaction, storeStateInit } from "@ton/core"
 import type { Message } from "@ton/core"
+import { serializeBoc } from "../ton/boc.js"
 import type { BlockIdExt, BlockRecord } from "../ton/record.js"
 import type { ChainTx } from "./ChainData.js"
 
@@ -46,7 +47,7 @@ export const blockHeaderJson = (r: BlockRecord) => ({
 const friendly = (a: Address | null | undefined): string =>
   a instanceof Address ? a.toString({ urlSafe: true, bounceable: true, testOnly: false }) : ""
 
-const boc = (c: Cell): string => c.toBoc({ idx: false, crc32: true }).toString("base64")
+const boc = (c: Cell): string => serializeBoc(c).toString("base64")
 
 const msgData = (m: Message) => {
   const body = m.body

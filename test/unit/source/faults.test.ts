@@ -147,3 +147,31 @@ describe("rate limit and concurrency", { timeout: 180_000 }, () => {
 })
 
 const sameQuery = (a: Record<string, string>, b: Record<string, string>) => JSON.stringify(a) === JSON.stringify(b)
+
+describe("v3 enrichment", { timeout: 120_000 }, () => {
+  it("adds latest account states and code hashes for every account of the bundle only when v3 is configured", async () => {
+    const fake = await startFakeToncenter({
+      chain: { kind: "generated", seed: 4, mcBlocks: 2, txPerBlock: 5, maxShards: 2, fixtures: false }
+    })
+    try {
+      const seqno = fake.chain.first + 1
+      const [plain] = await bundles({ url: fake.url, rps: 0 }, seqno, seqno)
+      expect(plain!.account_states).toEqual([])
+      expect(plain!.code_hashes).toEqual({})
+      expect(fake.requests.some((r) => r.endpoint.startsWith("v3/"))).toBe(false)
+      const [rich] = await bundles({ url: fake.url, v3Url: fake.url, rps: 0 }, seqno, seqno)
+      const accounts = [...new Set(rich!.transactions.map((t) => t.account))].sort()
+      expect(accounts.length).toBeGreaterThan(1)
+      expect(Object.keys(rich!.code_hashes).sort()).toEqual(accounts)
+      expect(rich!.account_states.map((s) => s.account).sort()).toEqual(accounts)
+      for (const s of rich!.account_states) {
+        expect(s.hash).toMatch(/^[A-Za-z0-9+/]{43}=$/)
+        expect(s.account_status).toBe("active")
+        expect(rich!.code_hashes[s.account]).toBe(s.code_hash)
+      }
+      expect(rich!.transactions).toEqual(plain!.transactions)
+    } finally {
+      await fake.stop()
+    }
+  })
+})
