@@ -1,0 +1,54 @@
+/**
+ * Generates a realistic chain for the fake toncenter: `npm run generate -- --seed 1 --txs 1000000`.
+ * Prints a progress line while it works and the output directory, counts and generation rates at the end; an
+ * existing output for the same options is reused (delete `.cache/gen` to start over).
+ */
+import { parseArgs } from "node:util"
+import { generate } from "../src/gen/generate.js"
+
+const { values } = parseArgs({
+  options: {
+    seed: { type: "string", default: "1" },
+    txs: { type: "string", default: "1000000" },
+    base: { type: "string" },
+    worlds: { type: "string", default: "2" },
+    lanes: { type: "string", default: "2" },
+    "tx-per-mc": { type: "string", default: "100" },
+    "cache-dir": { type: "string" },
+    "no-fixtures": { type: "boolean", default: false },
+    "no-threads": { type: "boolean", default: false }
+  }
+})
+
+const started = Date.now()
+let lastPrint = 0
+const { dir, manifest } = await generate({
+  seed: values.seed!,
+  txs: Number(values.txs),
+  baseTxs: values.base === undefined ? undefined : Number(values.base),
+  worlds: Number(values.worlds),
+  lanes: Number(values.lanes),
+  txPerMc: Number(values["tx-per-mc"]),
+  cacheDir: values["cache-dir"],
+  fixturesDir: values["no-fixtures"] ? null : undefined,
+  threads: !values["no-threads"],
+  onProgress: (p) => {
+    const now = Date.now()
+    if (now - lastPrint < 500 && p.done < p.total) return
+    lastPrint = now
+    const rate = p.elapsedMs > 0 ? Math.round((p.done / p.elapsedMs) * 1000) : 0
+    process.stderr.write(`\r${p.phase}: ${p.done}/${p.total} tx, ${rate} tx/s, ${(p.elapsedMs / 1000).toFixed(1)} s   `)
+  }
+})
+process.stderr.write("\n")
+const m = manifest
+const rate = (n: number, s: number) => (s > 0 ? Math.round(n / s) : 0)
+console.log(`output      ${dir}`)
+console.log(`txs         ${m.txs} (${m.fixtureTxs} real from fixtures, ${m.baseTxs} emulated base x ${m.replicas} replicas)`)
+console.log(`blocks      ${m.bundles} masterchain (${m.mcFirst}..${m.mcLast}), ${m.shardBlocks} shard blocks`)
+console.log(`boc bytes   ${m.bocBytes} (${(m.bocBytes / m.txs).toFixed(0)} per tx)`)
+console.log(
+  `emulator    ${m.seconds.baseCached ? "cached" : `${m.seconds.base.toFixed(1)} s, ${rate(m.baseTxs, m.seconds.base)} tx/s`}`
+)
+console.log(`derive      ${m.seconds.derive.toFixed(1)} s, ${rate(m.txs, m.seconds.derive)} tx/s (arranged and written)`)
+console.log(`wall        ${((Date.now() - started) / 1000).toFixed(1)} s`)

@@ -1,0 +1,48 @@
+/**
+ * The real transactions of the recorded blocks in the shared fixtures, as generator input: they open the generated
+ * stream, before any emulated transaction, so real BOCs flow through the same pipeline as generated ones.
+ * Invariant: each real transaction is used once, with its BOC, hash, account, lt and now untouched, in lt order.
+ */
+import { readdirSync, readFileSync } from "node:fs"
+import path from "node:path"
+import { fileURLToPath } from "node:url"
+import type { GenTx } from "./types.js"
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
+export const defaultFixturesDir = path.resolve(repoRoot, "../shared/fixtures")
+
+interface FixtureTx {
+  readonly account: string
+  readonly lt: string
+  readonly hash_b64: string
+  readonly now: string
+  readonly boc_b64: string
+}
+
+/** All transactions of `<dir>/blocks/*.txs.json`, sorted by lt; empty when the directory is absent. */
+export const loadFixtureTxs = (fixturesDir: string = defaultFixturesDir): Array<GenTx> => {
+  const dir = path.join(fixturesDir, "blocks")
+  let files: Array<string>
+  try {
+    files = readdirSync(dir).filter((f) => f.endsWith(".txs.json")).sort()
+  } catch {
+    return []
+  }
+  const out: Array<GenTx> = []
+  for (const f of files) {
+    const doc = JSON.parse(readFileSync(path.join(dir, f), "utf8")) as { transactions: ReadonlyArray<FixtureTx> }
+    for (const t of doc.transactions) {
+      const [wc, hex] = t.account.split(":") as [string, string]
+      out.push({
+        account: `${wc}:${hex.toUpperCase()}`,
+        workchain: Number(wc),
+        lt: t.lt,
+        hash: t.hash_b64,
+        boc: t.boc_b64,
+        now: Number(t.now),
+        origin: "fixture"
+      })
+    }
+  }
+  return out.sort((a, b) => (BigInt(a.lt) < BigInt(b.lt) ? -1 : BigInt(a.lt) > BigInt(b.lt) ? 1 : 0))
+}
