@@ -19,6 +19,8 @@ export type FaultKind =
   | "missing_field"
   /** The connection is dropped without an answer. */
   | "reset"
+  /** The block is reported missing, as a lagging liteserver behind toncenter's balancer does. */
+  | "not_applied"
 
 export interface FaultRule {
   /** v2 method name (e.g. "getBlockTransactionsExt"), "v3/<method>", or "*" for every endpoint. */
@@ -53,7 +55,16 @@ export const parseFaultPlan = (text: string): FaultPlan =>
     .map((item) => {
       const [spec, endpoint] = item.split("@") as [string, string | undefined]
       const [kind, ...parts] = spec.split(":")
-      const kinds: ReadonlyArray<string> = ["rate_limit", "server_error", "slow", "malformed", "truncated", "missing_field", "reset"]
+      const kinds: ReadonlyArray<string> = [
+        "rate_limit",
+        "server_error",
+        "slow",
+        "malformed",
+        "truncated",
+        "missing_field",
+        "reset",
+        "not_applied"
+      ]
       if (!kinds.includes(kind!)) throw new Error(`unknown fault kind ${kind}`)
       const num = (key: string): number | undefined => {
         const p = parts.find((x) => x.startsWith(`${key}=`))

@@ -245,6 +245,9 @@ export const startFakeToncenter = async (opts: FakeToncenterOptions): Promise<Fa
         case "missing_field":
           log(200)
           return send(res, 200, JSON.stringify({ ok: true, result: { "@type": "error.partial" } }))
+        case "not_applied":
+          log(500)
+          return send(res, 500, JSON.stringify({ ok: false, error: notApplied("lagging").message, code: 500 }))
         case "reset":
           log(0)
           req.socket.destroy()

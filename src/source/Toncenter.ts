@@ -5,7 +5,7 @@
  * a block the previous masterchain block already committed; output order depends only on the chain, never on timing.
  */
 import { Address } from "@ton/core"
-import { Effect } from "effect"
+import { Duration, Effect, Schedule } from "effect"
 import type { AccountStateRecord, AccountStatus, BlockIdExt, BlockRecord } from "../ton/record.js"
 import type { BlockHeaderJson, BlockIdExtJson, BlockTransactionJson } from "./schemas.js"
 import { int64ToString } from "./schemas.js"
@@ -247,8 +247,20 @@ export const makeToncenterUpstream = (opts: ToncenterOptions): Effect.Effect<Ups
     const http = yield* makeToncenterHttp(opts)
     const pageSize = Math.min(256, Math.max(1, opts.pageSize ?? 256))
     const reader = makeBundleReader(http, { pageSize, v3: opts.v3Url !== undefined && opts.v3Url !== "" })
+    let knownHead = -1
+    // toncenter balances over several liteservers, so a block at or below a head already seen can still be missing
+    // on the one that answers: such misses are retried; a seqno above every head seen fails fast instead
+    const lagging = Schedule.exponential(Duration.millis(opts.retryBaseMs ?? 250), 2).pipe(
+      Schedule.jittered,
+      Schedule.intersect(Schedule.recurs(opts.retries ?? 8)),
+      Schedule.whileInput((e: UpstreamError) => e.reason === "not_found")
+    )
     return {
-      head: Effect.map(http.masterchainInfo, (info) => info.last.seqno),
-      bundle: reader.bundle
+      head: Effect.map(http.masterchainInfo, (info) => {
+        knownHead = Math.max(knownHead, info.last.seqno)
+        return info.last.seqno
+      }),
+      bundle: (mcSeqno) =>
+        Effect.suspend(() => (mcSeqno <= knownHead ? Effect.retry(reader.bundle(mcSeqno), lagging) : reader.bundle(mcSeqno)))
     } satisfies UpstreamService
   })

@@ -97,6 +97,19 @@ describe("upstream faults", { timeout: 180_000 }, () => {
     }
   })
 
+  it("retries a block missing on a lagging liteserver once the head has shown it exists", async () => {
+    fake.setFaults([{ endpoint: "shards", kind: "not_applied", from: 1, count: 2 }])
+    fake.clearRequests()
+    const up = await upstream({ url: fake.url, ...fast })
+    const early = await run(up.bundle(fake.chain.first))
+    expect(Either.isLeft(early) && early.left.reason).toBe("not_found")
+    fake.setFaults([{ endpoint: "shards", kind: "not_applied", from: 1, count: 2 }])
+    await Effect.runPromise(up.head)
+    const b = await Effect.runPromise(up.bundle(fake.chain.first))
+    expect(b.transactions.map((t) => t.hash)).toEqual(expectedBundle(fake.chain, fake.chain.first).tx_hashes)
+    fake.setFaults([])
+  })
+
   it("treats a body that is not the expected shape as malformed once retries run out", async () => {
     fake.setFaults([{ endpoint: "shards", kind: "missing_field" }])
     const up = await upstream({ url: fake.url, ...fast, retries: 1 })
