@@ -22,12 +22,14 @@ const runs = Number(process.env.BENCH_RUNS ?? 5)
 const inputs: Array<{ boc: string; ctx: { block: BlockIdExt; mc_block_seqno: number } }> = []
 for (const f of fs.readdirSync(dir).sort()) {
   if (!/\.(boc|hex\.txt|b64\.txt)$/.test(f)) continue
-  const raw = f.endsWith(".boc") ? fs.readFileSync(path.join(dir, f)) : fs.readFileSync(path.join(dir, f), "utf8").trim()
+  const file = path.join(dir, f)
+  const raw = f.endsWith(".boc") ? fs.readFileSync(file) : fs.readFileSync(file, "utf8").trim()
   const bytes = typeof raw === "string" && f.endsWith(".hex.txt") ? Buffer.from(raw, "hex") : raw
   const block = extractBlock(bytes)
   if (Either.isLeft(block)) throw new Error(`${f}: ${block.left.message}`)
   const h = block.right.header
-  const id: BlockIdExt = { workchain: h.workchain, shard: h.shard, seqno: h.seqno, root_hash: h.root_hash, file_hash: h.file_hash }
+  const { workchain, shard, seqno, root_hash, file_hash } = h
+  const id: BlockIdExt = { workchain, shard, seqno, root_hash, file_hash }
   for (const t of block.right.transactions) inputs.push({ boc: t.boc, ctx: { block: id, mc_block_seqno: h.seqno } })
 }
 const totalBytes = inputs.reduce((s, i) => s + i.boc.length, 0)
@@ -66,4 +68,7 @@ for (let run = 0; run < runs; run++) {
   )
 }
 const median = (xs: Array<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
-console.log(`median decode+render (v2+v3): ${median(cpuRates).toFixed(0)} tx per CPU-second (one core), ${median(wallRates).toFixed(0)} tx/s wall (checksum ${sink})`)
+console.log(
+  `median decode+render (v2+v3): ${median(cpuRates).toFixed(0)} tx per CPU-second (one core), ` +
+    `${median(wallRates).toFixed(0)} tx/s wall (checksum ${sink})`
+)

@@ -252,7 +252,11 @@ const readBlock = (root: Cell, root_hash: HashB64, file_hash: HashB64): Extracte
   const prevRefs = after_merge
     ? [loadExtBlkRef(prevSlice.loadRef().beginParse()), loadExtBlkRef(prevSlice.loadRef().beginParse())]
     : [loadExtBlkRef(prevSlice)]
-  const prevShards = after_merge ? [shardChild(shard, true), shardChild(shard, false)] : after_split ? [shardParent(shard)] : [shard]
+  const prevShards = after_merge
+    ? [shardChild(shard, true), shardChild(shard, false)]
+    : after_split
+      ? [shardParent(shard)]
+      : [shard]
   const prev_blocks = prevRefs.map((r, i) => ({
     workchain,
     shard: toSigned(prevShards[i]!),
@@ -331,7 +335,11 @@ const readBlock = (root: Cell, root_hash: HashB64, file_hash: HashB64): Extracte
  * The pipeline's BlockRecord from an extracted header. `file_hash` should come from upstream (toncenter's block id)
  * unless the input was the original block file, whose sha256 the header already carries.
  */
-export const toBlockRecord = (h: BlockHeaderSummary, mc_block_seqno: number, file_hash: HashB64 = h.file_hash): BlockRecord => ({
+export const toBlockRecord = (
+  h: BlockHeaderSummary,
+  mc_block_seqno: number,
+  file_hash: HashB64 = h.file_hash
+): BlockRecord => ({
   id: { workchain: h.workchain, shard: h.shard, seqno: h.seqno, root_hash: h.root_hash, file_hash },
   mc_block_seqno,
   global_id: h.global_id,

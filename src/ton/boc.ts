@@ -216,11 +216,14 @@ const MAGIC_LEGACY = [0x68ff65f3, 0xacc3a728]
  * with the offset where the bytes stop, rather than whatever the cell reader happens to throw.
  */
 const checkHeader = (buf: Uint8Array): DecodeError | null => {
-  if (buf.length < 4) return new DecodeError({ reason: "truncated", message: "BOC shorter than its magic", position: `byte ${buf.length}` })
+  const cut = (message: string) => new DecodeError({ reason: "truncated", message, position: `byte ${buf.length}` })
+  if (buf.length < 4) return cut("BOC shorter than its magic")
   const magic = ((buf[0]! << 24) | (buf[1]! << 16) | (buf[2]! << 8) | buf[3]!) >>> 0
   if (MAGIC_LEGACY.includes(magic)) return null
-  if (magic !== MAGIC_GENERIC) return new DecodeError({ reason: "bad_boc", message: "not a bag of cells (bad magic)", position: "byte 0" })
-  if (buf.length < 6) return new DecodeError({ reason: "truncated", message: "BOC header cut off", position: `byte ${buf.length}` })
+  if (magic !== MAGIC_GENERIC) {
+    return new DecodeError({ reason: "bad_boc", message: "not a bag of cells (bad magic)", position: "byte 0" })
+  }
+  if (buf.length < 6) return cut("BOC header cut off")
   const flags = buf[4]!
   const size = flags & 7
   const offSize = buf[5]!
@@ -228,7 +231,7 @@ const checkHeader = (buf: Uint8Array): DecodeError | null => {
     return new DecodeError({ reason: "bad_boc", message: "invalid BOC size fields", position: "byte 4" })
   }
   const fixed = 6 + 3 * size + offSize
-  if (buf.length < fixed) return new DecodeError({ reason: "truncated", message: "BOC header cut off", position: `byte ${buf.length}` })
+  if (buf.length < fixed) return cut("BOC header cut off")
   const readN = (at: number, n: number) => {
     let v = 0
     for (let i = 0; i < n; i++) v = v * 256 + buf[at + i]!
@@ -248,7 +251,7 @@ const checkHeader = (buf: Uint8Array): DecodeError | null => {
     })
   }
   if (hasCrc && buf.length === expected) {
-    const stored = (buf[expected - 4]! | (buf[expected - 3]! << 8) | (buf[expected - 2]! << 16) | (buf[expected - 1]! << 24)) >>> 0
+    const stored = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength).readUInt32LE(expected - 4)
     if (crc32c(buf.subarray(0, expected - 4)) !== stored) {
       return new DecodeError({ reason: "bad_boc", message: "CRC32C mismatch", position: `byte ${expected - 4}` })
     }

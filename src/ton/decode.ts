@@ -18,6 +18,7 @@ import {
   type AccountStatusChange,
   type CurrencyCollection,
   type Slice,
+  type SplitMergeInfo,
   type TransactionActionPhase,
   type TransactionBouncePhase,
   type TransactionComputePhase,
@@ -63,7 +64,8 @@ export const decodeTransaction = (
   boc: string,
   ctx: DecodeContext,
   options?: DecodeOptions
-): Either.Either<TransactionRecord, DecodeError> => Either.flatMap(parseBoc(boc), (root) => decodeTransactionCell(root, boc, ctx, options))
+): Either.Either<TransactionRecord, DecodeError> =>
+  Either.flatMap(parseBoc(boc), (root) => decodeTransactionCell(root, boc, ctx, options))
 
 /**
  * Decodes an already parsed transaction cell; `boc` is stored as is (block extraction passes the node-ordered
@@ -85,7 +87,12 @@ export const decodeTransactionCell = (
     cs = root.beginParse()
     if (cs.remainingBits < 4 || cs.loadUint(4) !== 0x07) {
       return Either.left(
-        new DecodeError({ reason: "not_a_transaction", message: "missing transaction$0111 tag", hash, position: "bit 0" })
+        new DecodeError({
+          reason: "not_a_transaction",
+          message: "missing transaction$0111 tag",
+          hash,
+          position: "bit 0"
+        })
       )
     }
   } catch (e) {
@@ -99,7 +106,13 @@ export const decodeTransactionCell = (
   }
 }
 
-const readTransaction = (cs: Slice, hash: HashB64, boc: string, ctx: DecodeContext, rejectExotic: boolean): TransactionRecord => {
+const readTransaction = (
+  cs: Slice,
+  hash: HashB64,
+  boc: string,
+  ctx: DecodeContext,
+  rejectExotic: boolean
+): TransactionRecord => {
   const accountId = cs.loadBuffer(32)
   const lt = cs.loadUintBig(64)
   const prevHash = cs.loadBuffer(32)
@@ -121,12 +134,14 @@ const readTransaction = (cs: Slice, hash: HashB64, boc: string, ctx: DecodeConte
   for (let i = 0; i < outCount; i++) {
     const cell = outDict.get(i)
     if (cell === undefined) {
-      throw new DecodeError({ reason: "bad_message", message: `out_msgs has no entry ${i} of ${outCount}`, hash, position: `out_msgs[${i}]` })
+      const message = `out_msgs has no entry ${i} of ${outCount}`
+      throw new DecodeError({ reason: "bad_message", message, hash, position: `out_msgs[${i}]` })
     }
     outMsgs.push(decodeMessage(cell, `out_msgs[${i}]`, hash, rejectExotic))
   }
   if (outDict.size !== outCount) {
-    throw new DecodeError({ reason: "bad_message", message: `outmsg_cnt ${outCount} but ${outDict.size} entries`, hash, position: "out_msgs" })
+    const message = `outmsg_cnt ${outCount} but ${outDict.size} entries`
+    throw new DecodeError({ reason: "bad_message", message, hash, position: "out_msgs" })
   }
   return {
     account,
@@ -153,7 +168,8 @@ const readTransaction = (cs: Slice, hash: HashB64, boc: string, ctx: DecodeConte
 
 const decodeMessage = (cell: Cell, path: string, txHash: HashB64, rejectExotic: boolean): MessageRecord => {
   if (cell.isExotic) {
-    throw new DecodeError({ reason: "exotic_cell", message: `message cell ${b64(cell.hash())} is exotic`, hash: txHash, position: path })
+    const message = `message cell ${b64(cell.hash())} is exotic`
+    throw new DecodeError({ reason: "exotic_cell", message, hash: txHash, position: path })
   }
   const hash = b64(cell.hash())
   const cs = cell.beginParse()
@@ -288,7 +304,8 @@ const assertOrdinary = (root: Cell, path: string, txHash: HashB64): void => {
 }
 
 /** First 32 bits of a body as an unsigned number; null for shorter bodies (the indexer's `opcode`). */
-export const bodyOpcode = (body: Cell): number | null => (body.bits.length >= 32 ? body.beginParse(true).preloadUint(32) : null)
+export const bodyOpcode = (body: Cell): number | null =>
+  body.bits.length >= 32 ? body.beginParse(true).preloadUint(32) : null
 
 const content = (cell: Cell): MessageContent => ({ hash: b64(cell.hash()), boc: serializeBocBase64(cell) })
 
@@ -391,7 +408,7 @@ const mapBounce = (p: TransactionBouncePhase): BouncePhase => {
 }
 
 const mapDescription = (d: TransactionDescription, workchain: number): TxDescription => {
-  const splitInfo = (s: { currentShardPrefixLength: number; accountSplitDepth: number; thisAddress: bigint; siblingAddress: bigint }) => ({
+  const splitInfo = (s: SplitMergeInfo) => ({
     cur_shard_pfx_len: s.currentShardPrefixLength,
     acc_split_depth: s.accountSplitDepth,
     this_addr: rawFromBigint(workchain, s.thisAddress),
@@ -435,7 +452,12 @@ const mapDescription = (d: TransactionDescription, workchain: number): TxDescrip
     case "split-install":
       return { type: "split_install", installed: d.installed, split_info: splitInfo(d.splitInfo) }
     case "merge-prepare":
-      return { type: "merge_prepare", aborted: d.aborted, storage_ph: mapStorage(d.storagePhase), split_info: splitInfo(d.splitInfo) }
+      return {
+        type: "merge_prepare",
+        aborted: d.aborted,
+        storage_ph: mapStorage(d.storagePhase),
+        split_info: splitInfo(d.splitInfo)
+      }
     case "merge-install":
       return {
         type: "merge_install",

@@ -5,7 +5,14 @@
 export * from "./address.js"
 export { crc32c, decodeBase64, parseBoc, parseBocBytes, serializeBoc, serializeBocBase64 } from "./boc.js"
 export * from "./block.js"
-export { bodyOpcode, decodeTransaction, decodeTransactionCell, extraCurrencies, type DecodeContext, type DecodeOptions } from "./decode.js"
+export {
+  bodyOpcode,
+  decodeTransaction,
+  decodeTransactionCell,
+  extraCurrencies,
+  type DecodeContext,
+  type DecodeOptions
+} from "./decode.js"
 export * from "./errors.js"
 export type * from "./record.js"
 export * from "./v2.js"

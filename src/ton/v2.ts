@@ -99,7 +99,11 @@ export const renderV2Message = (m: MessageRecord): V2Message => {
     destination: address(m.destination),
     value: internal ? m.value! : "0",
     extra_currencies: internal
-      ? Object.entries(m.value_extra_currencies ?? {}).map(([id, amount]) => ({ "@type": "extraCurrency", id: Number(id), amount }))
+      ? Object.entries(m.value_extra_currencies ?? {}).map(([id, amount]) => ({
+          "@type": "extraCurrency" as const,
+          id: Number(id),
+          amount
+        }))
       : [],
     fwd_fee: internal ? m.fwd_fee! : "0",
     // tonlib hard-codes 0 here whatever the message says.

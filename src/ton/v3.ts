@@ -84,7 +84,7 @@ export interface V3AddressBookEntry {
   readonly domain: string | null
 }
 
-/** Code hashes of wallet contracts: their owners get non-bounceable user-friendly addresses (ton-index-go models.go). */
+/** Code hashes of wallet contracts, whose owners get non-bounceable user-friendly addresses (ton-index-go). */
 export const WALLET_CODE_HASHES: ReadonlySet<string> = new Set([
   "oM/CxIruFqJx8s/AtzgtgXVs7LEBfQd/qqs7tgL2how=",
   "1JAvzJ+tdGmPqONTIgpo2g3PcuMryy657gQhfBfTBiw=",
@@ -100,7 +100,8 @@ export const WALLET_CODE_HASHES: ReadonlySet<string> = new Set([
 ])
 
 /** Shard id as ton-index-go prints it: the unsigned 64-bit value in upper-case hex without padding. */
-export const shardHex = (signedDecimal: string): string => BigInt.asUintN(64, BigInt(signedDecimal)).toString(16).toUpperCase()
+export const shardHex = (signedDecimal: string): string =>
+  BigInt.asUintN(64, BigInt(signedDecimal)).toString(16).toUpperCase()
 
 export const opcodeHex = (opcode: number | null): string | null =>
   opcode === null ? null : `0x${(opcode >>> 0).toString(16).padStart(8, "0")}`
@@ -159,7 +160,8 @@ export const renderV3Description = (d: TxDescription): Record<string, unknown> =
     put(c, "due_fees_collected", d.credit_ph.due_fees_collected)
     put(c, "credit", d.credit_ph.credit)
     // The indexer stores no extra-currency map for a plain TON credit, so the key is absent then.
-    if (Object.keys(d.credit_ph.credit_extra_currencies).length > 0) c.credit_extra_currencies = d.credit_ph.credit_extra_currencies
+    const extra = d.credit_ph.credit_extra_currencies
+    if (Object.keys(extra).length > 0) c.credit_extra_currencies = extra
     o.credit_ph = c
   }
   const cp = d.compute_ph
@@ -188,7 +190,12 @@ export const renderV3Description = (d: TxDescription): Record<string, unknown> =
   }
   const a = d.action
   if (a) {
-    const r: Record<string, unknown> = { success: a.success, valid: a.valid, no_funds: a.no_funds, status_change: a.status_change }
+    const r: Record<string, unknown> = {
+      success: a.success,
+      valid: a.valid,
+      no_funds: a.no_funds,
+      status_change: a.status_change
+    }
     put(r, "total_fwd_fees", a.total_fwd_fees)
     put(r, "total_action_fees", a.total_action_fees)
     r.result_code = a.result_code
@@ -224,7 +231,10 @@ export const renderV3Description = (d: TxDescription): Record<string, unknown> =
 }
 
 /** An account state by hash; the indexer keeps only the last state per account and block, others are hash-only. */
-export const renderV3AccountState = (hash: HashB64, states: ReadonlyMap<string, AccountStateRecord>): V3AccountState => {
+export const renderV3AccountState = (
+  hash: HashB64,
+  states: ReadonlyMap<string, AccountStateRecord>
+): V3AccountState => {
   const s = states.get(hash)
   return {
     hash,
@@ -243,7 +253,10 @@ const byCreatedLt = (a: MessageRecord, b: MessageRecord): number => {
   return x < y ? -1 : x > y ? 1 : 0
 }
 
-export const renderV3Transaction = (tx: TransactionRecord, states: ReadonlyMap<string, AccountStateRecord>): V3Transaction => {
+export const renderV3Transaction = (
+  tx: TransactionRecord,
+  states: ReadonlyMap<string, AccountStateRecord>
+): V3Transaction => {
   const head = {
     account: tx.account,
     hash: tx.hash,

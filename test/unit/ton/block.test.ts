@@ -45,7 +45,20 @@ const treeWeight = (c: Cell, cap = 1000): number => {
   return n
 }
 
-const STATUS: Record<string, string> = { active: "active", frozen: "frozen", uninitialized: "uninit", "non-existing": "nonexist" }
+const STATUS: Record<string, string> = {
+  active: "active",
+  frozen: "frozen",
+  uninitialized: "uninit",
+  "non-existing": "nonexist"
+}
+const BOUNCE: Record<string, string> = { negfunds: "negative-funds", nofunds: "no-funds", ok: "ok" }
+const idOf = (h: BlockIdExt): BlockIdExt => ({
+  workchain: h.workchain,
+  shard: h.shard,
+  seqno: h.seqno,
+  root_hash: h.root_hash,
+  file_hash: h.file_hash
+})
 
 describe("block extraction", () => {
   it("finds every block file of the fixtures", () => {
@@ -94,9 +107,20 @@ describe("block extraction", () => {
           before_split: s.before_split,
           tx_count: s.tx_count
         })
-        const ref = (r: any) => ({ end_lt: r.end_lt, seqno: r.seq_no, root_hash: hexToB64(r.root_hash), file_hash: hexToB64(r.file_hash) })
+        const ref = (r: any) => ({
+          end_lt: r.end_lt,
+          seqno: r.seq_no,
+          root_hash: hexToB64(r.root_hash),
+          file_hash: hexToB64(r.file_hash)
+        })
         expect(h.master_ref).toEqual(s.master_ref === null ? null : ref(s.master_ref))
-        expect(h.prev_blocks.map((p) => ({ end_lt: p.end_lt, seqno: p.seqno, root_hash: p.root_hash, file_hash: p.file_hash }))).toEqual(s.prev.map(ref))
+        const prev = h.prev_blocks.map(({ end_lt, seqno, root_hash, file_hash }) => ({
+          end_lt,
+          seqno,
+          root_hash,
+          file_hash
+        }))
+        expect(prev).toEqual(s.prev.map(ref))
         expect(h.gen_software).toEqual(s.gen_software)
         if (s.shard_hashes_in_mc_extra === null) {
           expect(h.shards === null || h.workchain === -1).toBe(true)
@@ -150,8 +174,8 @@ describe("block extraction", () => {
 
       it("decodes every transaction and agrees with the per-transaction facts", () => {
         const h = block.header
-        const id: BlockIdExt = { workchain: h.workchain, shard: h.shard, seqno: h.seqno, root_hash: h.root_hash, file_hash: h.file_hash }
-        const records: Array<TransactionRecord> = block.transactions.map((t) => ok(decodeTransaction(t.boc, { block: id, mc_block_seqno: 0 })))
+        const ctx = { block: idOf(h), mc_block_seqno: 0 }
+        const records: Array<TransactionRecord> = block.transactions.map((t) => ok(decodeTransaction(t.boc, ctx)))
         records.forEach((r, i) => {
           const s = summary.transactions[i]
           expect(r.hash).toBe(s.hash_b64)
@@ -159,7 +183,8 @@ describe("block extraction", () => {
           expect(r.orig_status).toBe(STATUS[s.orig_status])
           expect(r.end_status).toBe(STATUS[s.end_status])
           expect(r.description.type).toBe(s.descr === "generic" ? "ord" : "tick_tock")
-          expect(r.in_msg === null ? null : r.in_msg.type).toBe(s.in_msg === null ? null : s.in_msg === "internal" ? "int" : "ext_in")
+          const inType = s.in_msg === null ? null : s.in_msg === "internal" ? "int" : "ext_in"
+          expect(r.in_msg === null ? null : r.in_msg.type).toBe(inType)
           if ("in_op" in s) expect(`0x${(r.in_msg!.opcode! >>> 0).toString(16).padStart(8, "0")}`).toBe(s.in_op)
           else if (r.in_msg) expect(r.in_msg.opcode).toBeNull()
           if ("in_bounced" in s) expect(r.in_msg!.bounced).toBe(s.in_bounced)
@@ -168,10 +193,13 @@ describe("block extraction", () => {
           expect(r.out_msgs.map((m) => (m.type === "int" ? "internal" : "external-out"))).toEqual(s.out_types)
           if ("compute" in s) {
             const c = r.description.compute_ph!
-            expect(c.skipped ? `skipped:${c.reason.replace("_", "-")}` : `vm:${c.exit_code}:${c.success ? "ok" : "fail"}`).toBe(s.compute)
+            const compute = c.skipped
+              ? `skipped:${c.reason.replace("_", "-")}`
+              : `vm:${c.exit_code}:${c.success ? "ok" : "fail"}`
+            expect(compute).toBe(s.compute)
             expect(r.description.action ? (r.description.action.success ? "ok" : "fail") : null).toBe(s.action)
             const b = r.description.bounce
-            expect(b ? { negfunds: "negative-funds", nofunds: "no-funds", ok: "ok" }[b.type] : null).toBe(s.bounce_phase)
+            expect(b ? BOUNCE[b.type] : null).toBe(s.bounce_phase)
             expect(r.description.aborted).toBe(s.aborted)
             expect(r.description.destroyed).toBe(s.destroyed)
           }
@@ -188,7 +216,8 @@ describe("toBlockRecord", () => {
   it("maps a shard block header, prev ids in the same shard", () => {
     const b = ok(extractBlock(readBlock("mainnet__0_8000000000000000_34703989__ton-core-block.b64.txt")))
     const rec = toBlockRecord(b.header, 29045030)
-    expect(rec.id).toMatchObject({ workchain: 0, shard: "-9223372036854775808", seqno: 34703989, root_hash: b.header.root_hash })
+    const shard = "-9223372036854775808"
+    expect(rec.id).toMatchObject({ workchain: 0, shard, seqno: 34703989, root_hash: b.header.root_hash })
     expect(rec.prev_blocks).toHaveLength(1)
     expect(rec.prev_blocks[0]).toMatchObject({ workchain: 0, shard: "-9223372036854775808", seqno: 34703988 })
     expect(rec.tx_count).toBe(7)

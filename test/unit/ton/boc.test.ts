@@ -3,6 +3,9 @@ import { describe, expect, it } from "vitest"
 import { crc32c, parseBoc, serializeBoc, serializeBocBase64 } from "../../../src/ton/boc.js"
 import { err, listShared, ok, readShared, readSharedJson, yamlResponseBodies } from "./support.js"
 
+const BLOCKPI = "v2/blockpi-official-docs__v2_getBlockTransactionsExt__mc-39984096.json"
+const REPLAY = "tx-bocs/tonutils-go__transaction_replay_regression__mainnet-2txs-with-shard-accounts.json"
+
 /** Every string in a JSON value that is a CRC32C bag of cells ("te6cck..."), with where it was found. */
 const collectBocs = (value: unknown, where: string, out: Array<{ where: string; b64: string }>) => {
   if (typeof value === "string") {
@@ -17,7 +20,7 @@ const collectBocs = (value: unknown, where: string, out: Array<{ where: string; 
 const toncenterBocs = (): Array<{ where: string; b64: string }> => {
   const out: Array<{ where: string; b64: string }> = []
   for (const f of listShared("v2").filter((f) => f.endsWith(".json"))) collectBocs(readSharedJson(`v2/${f}`), f, out)
-  for (const f of ["ton-org-docs__cookbook-traces__v3_traces__mc-52372896.json", "axelar-amplifier__v3_transactions__testnet_lt-36582626000003__ext-out-msg.json"]) {
+  for (const f of listShared("v3").filter((f) => f.endsWith(".json") && !f.includes("rebuilt"))) {
     collectBocs(readSharedJson(`v3/${f}`), f, out)
   }
   for (const f of listShared("v2/aiotx-vcr-cassettes__testnet-toncenter-v2")) {
@@ -26,7 +29,8 @@ const toncenterBocs = (): Array<{ where: string; b64: string }> => {
     }
   }
   for (const part of [1, 2]) {
-    collectBocs(readSharedJson(`indexer-traces/ton-indexer-tests-traces__decoded__part${part}.json`), `indexer-traces-${part}`, out)
+    const file = `indexer-traces/ton-indexer-tests-traces__decoded__part${part}.json`
+    collectBocs(readSharedJson(file), file, out)
   }
   return out
 }
@@ -44,19 +48,21 @@ describe("serializeBoc reproduces the node's BagOfCells", () => {
   })
 
   it("matches node BOCs written without CRC (config and library trees of thousands of cells)", () => {
-    const j = readSharedJson("tx-bocs/tonutils-go__transaction_replay_regression__mainnet-2txs-with-shard-accounts.json")
-    const node = [j.config.config_root_boc_base64, j.config.libraries_boc_base64[0], j.config.prev_blocks_stack_boc_base64]
+    const j = readSharedJson(REPLAY)
+    const { config } = j
+    const node = [config.config_root_boc_base64, config.libraries_boc_base64[0], config.prev_blocks_stack_boc_base64]
     for (const b64 of node as Array<string>) {
       const original = Buffer.from(b64, "base64")
       const mine = serializeBoc(ok(parseBoc(b64)))
       // Same serializer without the CRC flag: drop our CRC bit and trailing checksum to compare the cell layout.
-      const withoutCrc = Buffer.concat([mine.subarray(0, 4), Buffer.from([mine[4]! & 0x07]), mine.subarray(5, mine.length - 4)])
+      const flags = Buffer.from([mine[4]! & 0x07])
+      const withoutCrc = Buffer.concat([mine.subarray(0, 4), flags, mine.subarray(5, mine.length - 4)])
       expect(withoutCrc.equals(original)).toBe(true)
     }
   })
 
   it("differs from @ton/core's own toBoc on multi-cell trees (the reason this serializer exists)", () => {
-    const b64 = readSharedJson("v2/blockpi-official-docs__v2_getBlockTransactionsExt__mc-39984096.json").result.transactions[1].data
+    const b64 = readSharedJson(BLOCKPI).result.transactions[1].data
     const cell = ok(parseBoc(b64))
     expect(cell.toBoc({ idx: false, crc32: true }).toString("base64")).not.toBe(b64)
     expect(serializeBocBase64(cell)).toBe(b64)
@@ -72,7 +78,7 @@ describe("serializeBoc reproduces the node's BagOfCells", () => {
 })
 
 describe("parseBoc classifies bad input", () => {
-  const good = readSharedJson("v2/blockpi-official-docs__v2_getBlockTransactionsExt__mc-39984096.json").result.transactions[0].data as string
+  const good = readSharedJson(BLOCKPI).result.transactions[0].data as string
 
   it("rejects non-base64 with the offending character position", () => {
     const e = err(parseBoc("te6cck!!notbase64"))

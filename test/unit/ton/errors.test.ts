@@ -12,8 +12,10 @@ import { decodeTransaction } from "../../../src/ton/decode.js"
 import type { BlockIdExt } from "../../../src/ton/record.js"
 import { err, ok, readSharedJson } from "./support.js"
 
-const ctx = { block: { workchain: 0, shard: "-9223372036854775808", seqno: 1, root_hash: "", file_hash: "" } as BlockIdExt, mc_block_seqno: 1 }
-const blockpi = readSharedJson("v2/blockpi-official-docs__v2_getBlockTransactionsExt__mc-39984096.json").result.transactions
+const block: BlockIdExt = { workchain: 0, shard: "-9223372036854775808", seqno: 1, root_hash: "", file_hash: "" }
+const ctx = { block, mc_block_seqno: 1 }
+const BLOCKPI = "v2/blockpi-official-docs__v2_getBlockTransactionsExt__mc-39984096.json"
+const blockpi = readSharedJson(BLOCKPI).result.transactions
 
 describe("decodeTransaction on bad input", () => {
   it("not base64", () => {
@@ -72,7 +74,12 @@ describe("decodeTransaction on bad input", () => {
     const msgs = tx.refs[0]!
     const badMsg = beginCell().storeUint(0, 4).storeUint(1, 2).storeUint(0, 10).endCell()
     const newMsgs = beginCell().storeBits(msgs.bits).storeRef(badMsg).endCell()
-    const forged = beginCell().storeBits(tx.bits).storeRef(newMsgs).storeRef(tx.refs[1]!).storeRef(tx.refs[2]!).endCell()
+    const forged = beginCell()
+      .storeBits(tx.bits)
+      .storeRef(newMsgs)
+      .storeRef(tx.refs[1]!)
+      .storeRef(tx.refs[2]!)
+      .endCell()
     const e = err(decodeTransaction(serializeBocBase64(forged), ctx))
     expect(e.reason).toBe("bad_message")
     expect(e.position).toBe("in_msg")

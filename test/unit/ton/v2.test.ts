@@ -4,10 +4,13 @@
  *
  * | fixture | method / generation | treatment |
  * |---|---|---|
- * | blockpi getBlockTransactionsExt mc 39984096 | Python THA, Aug 2024 | whole response byte for byte (keys in order), after removing `raw.message.hash` and `extra_currencies`, which tonlib added in Oct/Nov 2024 and we serve |
- * | blockpi getTransactions (TRUNCATED by author) | Python, Aug 2024 | only `data` and `transaction_id` survive: hash and lt checked |
- * | getblock-docs getTransactions, tryLocate* | Python, Jun 2023, keys sorted and `address` removed by the author | pytonlib getTransactions shape converted to the Ext shape (README "Known quirks"); compared as sets of keys without `address`; tryLocateSourceTx lists 1 of its 2 out messages (author trimmed) so only the listed one is checked |
- * | drpc-nextra tryLocateResultTx | Python, Nov 2024, missing `{` | opening brace restored, converted, exact key order |
+ * | blockpi getBlockTransactionsExt mc 39984096 | Python THA, Aug 2024 | whole response byte for byte (key order
+ *   too) after removing `raw.message.hash` and `extra_currencies`, which tonlib added in Oct/Nov 2024 and we serve |
+ * | blockpi getTransactions (TRUNCATED by author) | Python, Aug 2024 | only `data`, `transaction_id`: hash, lt |
+ * | getblock-docs getTransactions, tryLocate* | Python, Jun 2023, keys sorted and `address` removed by the author |
+ *   converted (README "Known quirks"), compared as key sets without `address`; tryLocateSourceTx lists 1 of its 2
+ *   out messages (author trimmed), so only the listed one is checked |
+ * | drpc-nextra tryLocateResultTx | Python, Nov 2024, missing `{` | brace restored, converted, exact key order |
  * | padton JS object literal | Python, testnet | literal converted to JSON, converted, exact key order |
  * | typegoose text comment | Python, testnet 2024 | converted, exact key order (`msg.dataText`) |
  * | aiotx cassettes getTransactions | Python, testnet May 2024 | converted, exact key order |
@@ -37,14 +40,16 @@ const friendlyOf = (tx: any): string => {
   return tx.address?.account_address ?? plain(tx.in_msg?.destination) ?? plain(tx.out_msgs[0]?.source)
 }
 
-const decodeV2 = (tx: any): TransactionRecord => ok(decodeTransaction(tx.data, { block: blockOf(friendlyOf(tx)), mc_block_seqno: 0 }))
+const decodeV2 = (tx: any): TransactionRecord =>
+  ok(decodeTransaction(tx.data, { block: blockOf(friendlyOf(tx)), mc_block_seqno: 0 }))
 
 /** pytonlib getTransactions / tryLocate* messages to the getBlockTransactionsExt shape. */
 const toExtMessage = (m: any): any => {
   const out: any = {}
   for (const [k, v] of Object.entries(m)) {
     if (k === "message") continue
-    out[k] = (k === "source" || k === "destination") && typeof v === "string" ? { "@type": "accountAddress", account_address: v } : v
+    const isAddress = (k === "source" || k === "destination") && typeof v === "string"
+    out[k] = isAddress ? { "@type": "accountAddress", account_address: v } : v
   }
   return out
 }
@@ -71,7 +76,11 @@ const asGeneration = (ours: any, expected: any): any => {
 }
 
 const sortKeys = (v: any): any =>
-  Array.isArray(v) ? v.map(sortKeys) : v !== null && typeof v === "object" ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys(v[k])])) : v
+  Array.isArray(v)
+    ? v.map(sortKeys)
+    : v !== null && typeof v === "object"
+      ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys(v[k])]))
+      : v
 
 const compare = (expectedRaw: any, keyOrder: "exact" | "sorted") => {
   const expected = toExtShape(expectedRaw)
@@ -84,9 +93,16 @@ const compare = (expectedRaw: any, keyOrder: "exact" | "sorted") => {
 describe("v2 getBlockTransactionsExt: BlockPI mc 39984096 (Python ton-http-api)", () => {
   const fixture = readSharedJson("v2/blockpi-official-docs__v2_getBlockTransactionsExt__mc-39984096.json")
   const r = fixture.result
-  const id: BlockIdExt = { workchain: r.id.workchain, shard: r.id.shard, seqno: r.id.seqno, root_hash: r.id.root_hash, file_hash: r.id.file_hash }
+  const { workchain, shard, seqno, root_hash, file_hash } = r.id
+  const id: BlockIdExt = { workchain, shard, seqno, root_hash, file_hash }
   const txs = r.transactions.map((t: any) => ok(decodeTransaction(t.data, { block: id, mc_block_seqno: r.id.seqno })))
-  const rendered = renderV2BlockTransactionsExt({ id, req_count: r.req_count, incomplete: r.incomplete, transactions: txs, extra: r["@extra"] })
+  const rendered = renderV2BlockTransactionsExt({
+    id,
+    req_count: r.req_count,
+    incomplete: r.incomplete,
+    transactions: txs,
+    extra: r["@extra"]
+  })
 
   it("reproduces the response byte for byte, apart from the two message fields tonlib added after Aug 2024", () => {
     const generation = JSON.parse(JSON.stringify(rendered))
@@ -96,12 +112,25 @@ describe("v2 getBlockTransactionsExt: BlockPI mc 39984096 (Python ton-http-api)"
         delete m.extra_currencies
       }
     }
-    expect(JSON.stringify({ ok: true, result: generation }, null, 2)).toBe(readShared("v2/blockpi-official-docs__v2_getBlockTransactionsExt__mc-39984096.json").trimEnd())
+    const original = readShared("v2/blockpi-official-docs__v2_getBlockTransactionsExt__mc-39984096.json").trimEnd()
+    expect(JSON.stringify({ ok: true, result: generation }, null, 2)).toBe(original)
   })
 
   it("serves the current Python shape (message hash and extra_currencies in tonlib's key order)", () => {
     const m = rendered.transactions[1]!.in_msg!
-    expect(Object.keys(m)).toEqual(["@type", "hash", "source", "destination", "value", "extra_currencies", "fwd_fee", "ihr_fee", "created_lt", "body_hash", "msg_data"])
+    expect(Object.keys(m)).toEqual([
+      "@type",
+      "hash",
+      "source",
+      "destination",
+      "value",
+      "extra_currencies",
+      "fwd_fee",
+      "ihr_fee",
+      "created_lt",
+      "body_hash",
+      "msg_data"
+    ])
     expect(m.hash).toBe(txs[1]!.in_msg!.hash)
     expect(m.extra_currencies).toEqual([])
     expect(rendered.transactions[0]).not.toHaveProperty("in_msg")
@@ -111,9 +140,13 @@ describe("v2 getBlockTransactionsExt: BlockPI mc 39984096 (Python ton-http-api)"
 
 describe("v2 raw.transaction pairs from other methods (converted to the Ext shape)", () => {
   it("BlockPI getTransactions (truncated by its author): hash and lt", () => {
-    const text = readShared("v2/blockpi-official-docs__v2_getTransactions__mainnet_lt-48756545000001__TRUNCATED-by-author__boc-and-hash-only.txt")
+    const text = readShared(
+      "v2/blockpi-official-docs__v2_getTransactions__mainnet_lt-48756545000001__" +
+        "TRUNCATED-by-author__boc-and-hash-only.txt"
+    )
     const data = /"data": "([^"]+)"/.exec(text)![1]!
-    const rec = ok(decodeTransaction(data, { block: blockOf("EQD6FHZ8Bm5K82FcRVV76SOAzB52VqOlWpgeNODQkJ9AV0aR"), mc_block_seqno: 0 }))
+    const block = blockOf("EQD6FHZ8Bm5K82FcRVV76SOAzB52VqOlWpgeNODQkJ9AV0aR")
+    const rec = ok(decodeTransaction(data, { block, mc_block_seqno: 0 }))
     expect(rec.hash).toBe("JseckUUQ5BOUW3fAmggsXknXxQGwtoVwuo1/qTuDRDo=")
     expect(rec.lt).toBe("48756545000001")
   })
@@ -122,7 +155,8 @@ describe("v2 raw.transaction pairs from other methods (converted to the Ext shap
     const f = readSharedJson("v2/getblock-docs__v2_getTransactions__mainnet_lt-38656162000001__with-boc.json")
     expect(f.result.length).toBeGreaterThan(0)
     for (const t of f.result) compare(t, "sorted")
-    expectGolden("v2-getblock-getTransactions-38656162000001", f.result.map((t: any) => renderV2Transaction(decodeV2(t))))
+    const rendered = f.result.map((t: any) => renderV2Transaction(decodeV2(t)))
+    expectGolden("v2-getblock-getTransactions-38656162000001", rendered)
   })
 
   it("getblock-docs tryLocateTx and tryLocateResultTx", () => {
@@ -144,13 +178,16 @@ describe("v2 raw.transaction pairs from other methods (converted to the Ext shap
   })
 
   it("drpc-nextra tryLocateResultTx (Nov 2024, text comment in-message)", () => {
-    const t = JSON.parse("{" + readShared("v2/drpc-nextra__v2_tryLocateResultTx__mainnet_lt-47597573000003__with-boc__MISSING-opening-brace.txt")).result
+    const file = "v2/drpc-nextra__v2_tryLocateResultTx__mainnet_lt-47597573000003__with-boc__MISSING-opening-brace.txt"
+    const t = JSON.parse("{" + readShared(file)).result
     const ours = compare(t, "exact")
     expect(ours.in_msg.msg_data["@type"]).toBe("msg.dataText")
   })
 
   it("padton testnet transaction given as a JS object literal", () => {
-    const literal = readShared("v2/padton-ton-backend-example__v2_raw.transaction__lt-22838801000001__with-boc__JS-object-literal.txt")
+    const literal = readShared(
+      "v2/padton-ton-backend-example__v2_raw.transaction__lt-22838801000001__with-boc__JS-object-literal.txt"
+    )
     const body = literal.slice(literal.indexOf("{"), literal.lastIndexOf("}") + 1)
     const json = body
       .replace(/'((?:[^'\\]|\\.)*)'/g, (_, s: string) => JSON.stringify(s.replace(/\\n/g, "\n")))
@@ -161,7 +198,9 @@ describe("v2 raw.transaction pairs from other methods (converted to the Ext shap
   })
 
   it("typegoose testnet text comment", () => {
-    const ours = compare(readSharedJson("v2/unknown-repo-typegoose-model__v2_raw.transaction__testnet_lt-19565387000004__with-boc__text-comment.json"), "exact")
+    const file =
+      "v2/unknown-repo-typegoose-model__v2_raw.transaction__testnet_lt-19565387000004__with-boc__text-comment.json"
+    const ours = compare(readSharedJson(file), "exact")
     expect(ours.in_msg.msg_data).toEqual({ "@type": "msg.dataText", text: "aHR0cHM6Ly90Lm1lL3Rlc3RnaXZlcl90b25fYm90" })
   })
 

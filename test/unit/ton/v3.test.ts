@@ -43,7 +43,8 @@ const stateRecords = (txs: Array<any>): Map<string, AccountStateRecord> => {
 const decodeExpected = (expected: any): TransactionRecord => {
   const item = rebuilt.find((i) => i.tx_hash_b64 === expected.hash && i.verified)
   expect(item, `rebuilt BOC for ${expected.hash}`).toBeDefined()
-  const rec = ok(decodeTransaction(item.boc_b64, { block: blockOf(expected.block_ref), mc_block_seqno: expected.mc_block_seqno }))
+  const ctx = { block: blockOf(expected.block_ref), mc_block_seqno: expected.mc_block_seqno }
+  const rec = ok(decodeTransaction(item.boc_b64, ctx))
   return { ...rec, trace_id: expected.trace_id ?? null }
 }
 
@@ -62,15 +63,17 @@ describe("v3 Transaction: ton-org/docs traces fixture (mc 52372896)", () => {
     })
   }
 
-  it("covers the shapes that matter: ext-in with nulls and hash_norm, init_state, text comment, hash-only states", () => {
+  it("covers ext-in with nulls and hash_norm, init_state, text comment and hash-only states", () => {
     const rendered = records.map((r) => renderV3Transaction(r, states))
     const root = rendered.find((t) => t.in_msg?.source === null)!
     expect(root.in_msg!.hash_norm).toBeDefined()
     expect(root.in_msg!.value).toBeNull()
     expect(rendered.some((t) => t.out_msgs.some((m) => m.init_state !== null) || t.in_msg?.init_state)).toBe(true)
-    expect(rendered.some((t) => [t.in_msg, ...t.out_msgs].some((m) => m?.message_content?.decoded?.type === "text_comment"))).toBe(true)
+    const messages = rendered.flatMap((t) => [t.in_msg, ...t.out_msgs])
+    expect(messages.some((m) => m?.message_content?.decoded?.type === "text_comment")).toBe(true)
     expect(rendered.some((t) => t.account_state_before.balance === null)).toBe(true)
-    expect(rendered.filter((t) => !t.in_msg || t.in_msg.source !== null).every((t) => !("hash_norm" in t.in_msg!))).toBe(true)
+    const internal = rendered.filter((t) => t.in_msg !== null && t.in_msg.source !== null)
+    expect(internal.every((t) => !("hash_norm" in t.in_msg!))).toBe(true)
     expectGolden("v3-traces-mc-52372896", rendered)
   })
 
@@ -81,21 +84,22 @@ describe("v3 Transaction: ton-org/docs traces fixture (mc 52372896)", () => {
     expect(keys.slice(0, 6)).toEqual(["account", "hash", "lt", "now", "mc_block_seqno", "prev_trans_hash"])
   })
 
-  it("address book: every account, in-message source and out-message destination, bounceability from code hashes", () => {
+  it("address book: accounts, in-message sources, out-message destinations; bounceable by code hash", () => {
     const codeHashes = new Map<string, string | null>()
     for (const tx of Object.values(expectedTxs)) codeHashes.set(tx.account, tx.account_state_after.code_hash)
     const book = renderAddressBook(records, codeHashes, { testnet: false })
     expect(JSON.stringify(book)).toBe(JSON.stringify(traces.address_book))
   })
 
-  it("address book without known code hashes shows every address non-bounceable, with the testnet flag on testnet", () => {
+  it("address book without code hashes: every address non-bounceable, testnet flag on testnet", () => {
     const book = renderAddressBook(records, new Map(), { testnet: true })
     for (const entry of Object.values(book)) expect(entry.user_friendly.startsWith("0Q")).toBe(true)
   })
 })
 
 describe("v3 rendering rules checked on the Axelar testnet sample (no verified BOC)", () => {
-  const axelar = readSharedJson("v3/axelar-amplifier__v3_transactions__testnet_lt-36582626000003__ext-out-msg.json").transactions[0]
+  const file = "v3/axelar-amplifier__v3_transactions__testnet_lt-36582626000003__ext-out-msg.json"
+  const axelar = readSharedJson(file).transactions[0]
 
   it("prints the shard of block_ref as upper-case hex without padding", () => {
     expect(shardHex(blockOf(axelar.block_ref).shard)).toBe(axelar.block_ref.shard)
@@ -104,8 +108,10 @@ describe("v3 rendering rules checked on the Axelar testnet sample (no verified B
   })
 
   it("an external-out message decoded from a real block has the sample's keys and the same nulls", () => {
-    const block = ok(extractBlock(fs.readFileSync(path.join(SHARED, "blocks/mainnet__0_a000000000000000_54302208__tongo-block-6.boc"))))
-    const id: BlockIdExt = { workchain: 0, shard: block.header.shard, seqno: block.header.seqno, root_hash: block.header.root_hash, file_hash: "" }
+    const file = path.join(SHARED, "blocks/mainnet__0_a000000000000000_54302208__tongo-block-6.boc")
+    const block = ok(extractBlock(fs.readFileSync(file)))
+    const { shard, seqno, root_hash } = block.header
+    const id: BlockIdExt = { workchain: 0, shard, seqno, root_hash, file_hash: "" }
     const recs = block.transactions.map((t) => ok(decodeTransaction(t.boc, { block: id, mc_block_seqno: 0 })))
     const extOut = recs.flatMap((r) => r.out_msgs).find((m) => m.type === "ext_out")!
     expect(extOut).toBeDefined()
