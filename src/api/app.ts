@@ -102,7 +102,7 @@ export const buildApp = ({ store, config, render, clock }: BuildAppOptions): Fas
     return sendJson(reply, flavor, status, body)
   })
 
-  registerMetrics(app, { processMetrics: config.processMetrics ?? false })
+  registerMetrics(app, { processMetrics: config.processMetrics ?? false, cache: deps.cache })
   app.register(systemRoutes, { store, openapi })
   app.register(v2BlockRoutes, { deps })
   app.register(v3TransactionRoutes, { deps })

@@ -3,11 +3,36 @@
  * Invariant: the route label is the route pattern, never the raw URL, so label cardinality stays bounded.
  */
 import type { FastifyInstance } from "fastify"
-import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client"
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client"
+import type { ResponseCache } from "./cache.js"
 
-export const registerMetrics = (app: FastifyInstance, o: { readonly processMetrics: boolean }): Registry => {
+export const registerMetrics = (
+  app: FastifyInstance,
+  o: { readonly processMetrics: boolean; readonly cache: ResponseCache | null }
+): Registry => {
   const registry = new Registry()
   if (o.processMetrics) collectDefaultMetrics({ register: registry })
+  const cache = o.cache
+  if (cache !== null) {
+    new Gauge({
+      name: "api_cache_bytes",
+      help: "Bytes of rendered answers held by the response cache",
+      registers: [registry],
+      collect() {
+        this.set(cache.size)
+      }
+    })
+    new Gauge({
+      name: "api_cache_lookups",
+      help: "Response cache lookups since start, by result",
+      labelNames: ["result"] as const,
+      registers: [registry],
+      collect() {
+        this.set({ result: "hit" }, cache.hits)
+        this.set({ result: "miss" }, cache.misses)
+      }
+    })
+  }
   const duration = new Histogram({
     name: "api_request_duration_seconds",
     help: "Time from request to response, by route and status",

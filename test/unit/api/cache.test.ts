@@ -78,5 +78,8 @@ describe("cached answers", () => {
     expect((await app.inject("/api/v3/masterchainBlockShardState?seqno=5")).statusCode).toBe(404)
     expect((await app.inject("/api/v3/masterchainBlockShardState?seqno=5")).statusCode).toBe(404)
     expect(store.calls.filter((c) => c === "mcBlockDone")).toHaveLength(2)
+    const metrics = (await app.inject("/metrics")).body
+    expect(metrics).toMatch(/api_cache_lookups\{result="hit"\} 1\n/)
+    expect(metrics).toMatch(/api_cache_bytes [1-9]\d*\n/)
   })
 })
