@@ -13,7 +13,11 @@ import {
   loadCurrencyCollection,
   loadHashUpdate,
   loadStateInit,
+  loadTransactionActionPhase,
+  loadTransactionBouncePhase,
+  loadTransactionCreditPhase,
   loadTransactionDescription,
+  loadTransactionStoragePhase,
   type AccountStatus as CoreAccountStatus,
   type AccountStatusChange,
   type CurrencyCollection,
@@ -126,7 +130,7 @@ const readTransaction = (
   const outDict = msgs.loadDict(Dictionary.Keys.Uint(15), Dictionary.Values.Cell())
   const totalFees = loadCurrencyCollection(cs)
   const stateUpdate = loadHashUpdate(cs.loadRef().beginParse())
-  const description = loadTransactionDescription(cs.loadRef().beginParse())
+  const description = loadDescription(cs.loadRef(), ctx.block.workchain)
   const account = rawFromHash(ctx.block.workchain, accountId)
 
   const inMsg = inMsgCell === null ? null : decodeMessage(inMsgCell, "in_msg", hash, rejectExotic)
@@ -156,7 +160,7 @@ const readTransaction = (
     end_status: mapStatus(endStatus),
     total_fees: totalFees.coins.toString(),
     total_fees_extra_currencies: extraCurrencies(totalFees),
-    description: mapDescription(description, ctx.block.workchain),
+    description,
     block: ctx.block,
     in_msg: inMsg,
     out_msgs: outMsgs,
@@ -404,6 +408,41 @@ const mapBounce = (p: TransactionBouncePhase): BouncePhase => {
         msg_fees: p.messageFees.toString(),
         fwd_fees: p.forwardFees.toString()
       }
+  }
+}
+
+/** @ton/core's description loader, plus the ordinary transaction with cskip_suspended$110 that it does not know. */
+const loadDescription = (cell: Cell, workchain: number): TxDescription => {
+  try {
+    return mapDescription(loadTransactionDescription(cell.beginParse()), workchain)
+  } catch (e) {
+    const suspended = loadSuspendedOrd(cell.beginParse())
+    if (suspended === null) throw e
+    return suspended
+  }
+}
+
+/** trans_ord whose compute phase was skipped because the account is suspended; null for anything else. */
+const loadSuspendedOrd = (s: Slice): TxDescription | null => {
+  if (s.loadUint(4) !== 0) return null
+  const credit_first = s.loadBit()
+  const storage = s.loadBit() ? loadTransactionStoragePhase(s) : null
+  const credit = s.loadBit() ? loadTransactionCreditPhase(s) : null
+  if (s.loadBit() || s.loadUint(3) !== 0b110) return null
+  const action = s.loadBit() ? loadTransactionActionPhase(s.loadRef().beginParse()) : null
+  const aborted = s.loadBit()
+  const bounce = s.loadBit() ? loadTransactionBouncePhase(s) : null
+  const destroyed = s.loadBit()
+  return {
+    type: "ord",
+    aborted,
+    destroyed,
+    credit_first,
+    ...(storage ? { storage_ph: mapStorage(storage) } : {}),
+    ...(credit ? { credit_ph: mapCredit(credit) } : {}),
+    compute_ph: { skipped: true, reason: "suspended" },
+    ...(action ? { action: mapAction(action) } : {}),
+    ...(bounce ? { bounce: mapBounce(bounce) } : {})
   }
 }
 

@@ -2,7 +2,17 @@
  * Bad input never throws out of the decoder: each case comes back as a DecodeError with a reason and the offending
  * hash or position.
  */
-import { beginCell, Cell } from "@ton/core"
+import fs from "node:fs"
+import path from "node:path"
+import {
+  beginCell,
+  Cell,
+  loadTransactionDescription,
+  storeTransactionActionPhase,
+  storeTransactionBouncePhase,
+  storeTransactionCreditPhase,
+  storeTransactionsStoragePhase
+} from "@ton/core"
 import { describe, expect, it } from "vitest"
 import { extractBlock } from "../../../src/ton/block.js"
 import { parseBoc, serializeBocBase64 } from "../../../src/ton/boc.js"
@@ -10,7 +20,7 @@ import { renderV2Transaction } from "../../../src/ton/v2.js"
 import { renderV3Transaction } from "../../../src/ton/v3.js"
 import { decodeTransaction } from "../../../src/ton/decode.js"
 import type { BlockIdExt } from "../../../src/ton/record.js"
-import { err, ok, readSharedJson } from "./support.js"
+import { err, ok, readSharedJson, SHARED } from "./support.js"
 
 const block: BlockIdExt = { workchain: 0, shard: "-9223372036854775808", seqno: 1, root_hash: "", file_hash: "" }
 const ctx = { block, mc_block_seqno: 1 }
@@ -95,6 +105,42 @@ describe("decodeTransaction on bad input", () => {
       expect(() => decodeTransaction(bytes.toString("base64"), ctx)).not.toThrow()
       expect(() => extractBlock(bytes)).not.toThrow()
     }
+  })
+})
+
+describe("descriptions @ton/core does not know", () => {
+  it("an ordinary transaction skipped with cskip_suspended$110 decodes with reason suspended", () => {
+    // A real no_gas skip from a fixture block, its description rewritten with the suspended reason.
+    const file = path.join(SHARED, "blocks/mainnet__0_8000000000000000_40484416__tongo-block-2.boc")
+    const block = ok(extractBlock(fs.readFileSync(file)))
+    const source = block.transactions.find((t) => {
+      const d = ok(decodeTransaction(t.boc, ctx)).description
+      return d.compute_ph?.skipped === true && d.bounce !== undefined && d.credit_ph !== undefined
+    })!
+    const tx = Cell.fromBase64(source.boc)
+    const d = loadTransactionDescription(tx.refs[2]!.beginParse())
+    if (d.type !== "generic") throw new Error("expected trans_ord")
+    const b = beginCell().storeUint(0, 4).storeBit(d.creditFirst)
+    b.storeBit(!!d.storagePhase)
+    if (d.storagePhase) b.store(storeTransactionsStoragePhase(d.storagePhase))
+    b.storeBit(!!d.creditPhase)
+    if (d.creditPhase) b.store(storeTransactionCreditPhase(d.creditPhase))
+    b.storeBit(false).storeUint(0b110, 3)
+    b.storeBit(!!d.actionPhase)
+    if (d.actionPhase) b.storeRef(beginCell().store(storeTransactionActionPhase(d.actionPhase)))
+    b.storeBit(d.aborted)
+    b.storeBit(!!d.bouncePhase)
+    if (d.bouncePhase) b.store(storeTransactionBouncePhase(d.bouncePhase))
+    b.storeBit(d.destroyed)
+    const forged = beginCell()
+      .storeBits(tx.bits)
+      .storeRef(tx.refs[0]!)
+      .storeRef(tx.refs[1]!)
+      .storeRef(b.endCell())
+      .endCell()
+    const original = ok(decodeTransaction(source.boc, ctx)).description
+    const rec = ok(decodeTransaction(serializeBocBase64(forged), ctx))
+    expect(rec.description).toEqual({ ...original, compute_ph: { skipped: true, reason: "suspended" } })
   })
 })
 
