@@ -29,7 +29,13 @@ const program = Effect.gen(function* () {
         chain:
           c.chain === "fixtures"
             ? { kind: "fixtures" }
-            : { kind: "generated", seed: c.seed, mcBlocks: c.mcBlocks, txPerBlock: c.txPerBlock, maxShards: c.maxShards },
+            : {
+                kind: "generated",
+                seed: c.seed,
+                mcBlocks: c.mcBlocks,
+                txPerBlock: c.txPerBlock,
+                maxShards: c.maxShards
+              },
         port: c.port,
         faults: parseFaultPlan(c.faults),
         ...(c.apiKey._tag === "Some" ? { apiKey: c.apiKey.value } : {}),

@@ -131,7 +131,15 @@ export const chainFromJson = (json: ChainJson): ChainData => {
     blocks.set(blockKey(mc.block.record.id), mc.block)
     for (const b of mc.shardBlocks) blocks.set(blockKey(b.record.id), b)
   }
-  return { name: json.name, network: json.network, base: json.base, first: json.first, last: json.last, masterchain, blocks }
+  return {
+    name: json.name,
+    network: json.network,
+    base: json.base,
+    first: json.first,
+    last: json.last,
+    masterchain,
+    blocks
+  }
 }
 
 export const sortBlocks = (bs: Array<ChainBlock>): Array<ChainBlock> =>

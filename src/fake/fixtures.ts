@@ -45,7 +45,10 @@ interface V2TxsJson {
 
 const upperAccount = (a: string): string => {
   const i = a.indexOf(":")
-  return `${a.slice(0, i)}:${a.slice(i + 1).toUpperCase().padStart(64, "0")}`
+  return `${a.slice(0, i)}:${a
+    .slice(i + 1)
+    .toUpperCase()
+    .padStart(64, "0")}`
 }
 
 const checked = (tx: ChainTx): ChainTx => {
@@ -62,7 +65,9 @@ export const loadFixtureGroups = (): ReadonlyArray<FixtureGroup> => {
   const dir = fixturesDir()
   const groups: Array<FixtureGroup> = []
   const blocksDir = path.join(dir, "blocks")
-  for (const f of readdirSync(blocksDir).filter((n) => n.endsWith(".txs.json")).sort()) {
+  for (const f of readdirSync(blocksDir)
+    .filter((n) => n.endsWith(".txs.json"))
+    .sort()) {
     const j = JSON.parse(readFileSync(path.join(blocksDir, f), "utf8")) as TxsJson
     groups.push({
       origin: f,

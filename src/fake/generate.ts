@@ -200,7 +200,8 @@ const buildChain = (opts: GenerateOptions): ChainData => {
           continue
         }
         const sibling = depth > 0 ? siblingOf(shard) : undefined
-        const canMerge = sibling !== undefined && tops.has(sibling) && !handled.has(sibling) && !tops.get(sibling)!.splitDue
+        const canMerge =
+          sibling !== undefined && tops.has(sibling) && !handled.has(sibling) && !tops.get(sibling)!.splitDue
         if (canMerge && rng.chance(mergeChance)) {
           const [left, right] = toUnsigned(shard) < toUnsigned(sibling) ? [shard, sibling] : [sibling, shard]
           extend(left, rng.int(0, maxPerShard - 1))
@@ -275,8 +276,14 @@ const buildChain = (opts: GenerateOptions): ChainData => {
           account = local[rng.int(0, local.length - 1)]!
         }
         const kind: TxKind = inbound
-          ? rng.chance(0.12) ? "aborted" : "internal"
-          : rng.chance(0.75) ? "wallet" : rng.chance(0.5) ? "internal" : "aborted"
+          ? rng.chance(0.12)
+            ? "aborted"
+            : "internal"
+          : rng.chance(0.75)
+            ? "wallet"
+            : rng.chance(0.5)
+              ? "internal"
+              : "aborted"
         const built = buildTransaction({ rng, account, lt, now, kind, inbound, peers: allAccounts, round: m, boc })
         d.txs.push(built.tx)
         for (const s of built.sent) {

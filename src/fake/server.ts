@@ -86,7 +86,8 @@ const intParam = (q: Record<string, string>, name: string, required: boolean): n
 
 const shardParam = (q: Record<string, string>): string => {
   const v = q["shard"]
-  if (v === undefined || !/^-?\d+$/.test(v)) throw new HttpError(422, "Validation error: value is not a valid integer: shard")
+  if (v === undefined || !/^-?\d+$/.test(v))
+    throw new HttpError(422, "Validation error: value is not a valid integer: shard")
   return BigInt.asIntN(64, BigInt(v)).toString()
 }
 
@@ -104,7 +105,8 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 export const startFakeToncenter = async (opts: FakeToncenterOptions): Promise<FakeToncenter> => {
   const chain = resolveChain(opts.chain)
   let plan: FaultPlan = opts.faults ?? []
-  let head = opts.reveal?.initial !== undefined ? Math.min(chain.last, chain.first + opts.reveal.initial - 1) : chain.last
+  let head =
+    opts.reveal?.initial !== undefined ? Math.min(chain.last, chain.first + opts.reveal.initial - 1) : chain.last
   const requests: Array<RequestLogEntry> = []
   const counters = new Map<string, number>()
   const rendered = new Map<string, ReadonlyArray<unknown>>()
@@ -120,7 +122,11 @@ export const startFakeToncenter = async (opts: FakeToncenterOptions): Promise<Fa
     if (!visible(b)) throw notApplied(`${workchain}:${shard}:${seqno}`)
     const root = hashParam(q["root_hash"])
     const file = hashParam(q["file_hash"])
-    if (root !== undefined && file !== undefined && (root !== b.record.id.root_hash || file !== b.record.id.file_hash)) {
+    if (
+      root !== undefined &&
+      file !== undefined &&
+      (root !== b.record.id.root_hash || file !== b.record.id.file_hash)
+    ) {
       throw new HttpError(500, "LITE_SERVER_UNKNOWN: Liteserver responded with wrong block")
     }
     return b
@@ -237,7 +243,11 @@ export const startFakeToncenter = async (opts: FakeToncenterOptions): Promise<Fa
         case "server_error": {
           const status = fault.status ?? 500
           log(status)
-          return send(res, status, JSON.stringify({ ok: false, error: "LITE_SERVER_NOTREADY: try again", code: status }))
+          return send(
+            res,
+            status,
+            JSON.stringify({ ok: false, error: "LITE_SERVER_NOTREADY: try again", code: status })
+          )
         }
         case "malformed":
           log(200)
@@ -274,7 +284,9 @@ export const startFakeToncenter = async (opts: FakeToncenterOptions): Promise<Fa
     } catch (e) {
       if (!(e instanceof HttpError)) throw e
       status = e.status
-      body = v3m ? JSON.stringify({ error: e.message }) : JSON.stringify({ ok: false, error: e.message, code: e.status })
+      body = v3m
+        ? JSON.stringify({ error: e.message })
+        : JSON.stringify({ ok: false, error: e.message, code: e.status })
     }
     log(status)
     if (fault?.kind === "truncated") {

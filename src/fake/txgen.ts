@@ -80,11 +80,18 @@ const comment = (rng: Rng): Cell => {
   const n = rng.int(1, 6)
   const words: Array<string> = []
   for (let i = 0; i < n; i++) words.push(WORDS[rng.int(0, WORDS.length - 1)]!)
-  return beginCell().storeUint(0, 32).storeStringTail(`${words.join(" ")} ${rng.int(1, 99999)}`).endCell()
+  return beginCell()
+    .storeUint(0, 32)
+    .storeStringTail(`${words.join(" ")} ${rng.int(1, 99999)}`)
+    .endCell()
 }
 
 const opBody = (rng: Rng): Cell =>
-  beginCell().storeUint(rng.int(1, 0x7fffffff), 32).storeUint(rng.int(0, 1 << 30), 64).storeCoins(rng.int(1, 1e9)).endCell()
+  beginCell()
+    .storeUint(rng.int(1, 0x7fffffff), 32)
+    .storeUint(rng.int(0, 1 << 30), 64)
+    .storeCoins(rng.int(1, 1e9))
+    .endCell()
 
 const vmPhase = (rng: Rng, success: boolean, exitCode = 0): TransactionComputePhase => ({
   type: "vm",
@@ -157,7 +164,11 @@ export const buildTransaction = (input: TxInput): BuiltTx => {
   let description: TransactionDescription
   const oldStatus = account.status
   let endStatus = account.status
-  const storagePhase = { storageFeesCollected: BigInt(rng.int(0, 5_000)), storageFeesDue: null, statusChange: "unchanged" as const }
+  const storagePhase = {
+    storageFeesCollected: BigInt(rng.int(0, 5_000)),
+    storageFeesDue: null,
+    statusChange: "unchanged" as const
+  }
   let outLt = lt + 1n
   const send = (dest: GenAccount, body: Cell, flags = { bounce: true, bounced: false }) => {
     const m = internal(rng, account, dest, outLt++, now, body, flags)
@@ -187,7 +198,10 @@ export const buildTransaction = (input: TxInput): BuiltTx => {
     inMessage = {
       info: { type: "external-in", src: null, dest: account.address, importFee: 0n },
       init,
-      body: beginCell().storeBuffer(rng.bytes(64)).storeUint(rng.int(0, 1 << 30), 32).endCell()
+      body: beginCell()
+        .storeBuffer(rng.bytes(64))
+        .storeUint(rng.int(0, 1 << 30), 32)
+        .endCell()
     }
     const n = rng.int(0, 3)
     for (let i = 0; i < n && peers.length > 0; i++) {

@@ -113,7 +113,11 @@ export const makeBundleReader = (http: ToncenterHttp, opts: { readonly pageSize:
     )
 
   const shardTops = (mcSeqno: number) =>
-    cachedBy(shardsCache, String(mcSeqno), Effect.map(http.shards(mcSeqno), (r) => r.shards.map(toBlockIdExt)))
+    cachedBy(
+      shardsCache,
+      String(mcSeqno),
+      Effect.map(http.shards(mcSeqno), (r) => r.shards.map(toBlockIdExt))
+    )
 
   /** All transactions of one block, following toncenter's (account, lt) cursor until the block is exhausted. */
   const blockTransactions = (id: BlockIdExt): Effect.Effect<ReadonlyArray<RawTransaction>, UpstreamError> =>
@@ -195,11 +199,7 @@ export const makeBundleReader = (http: ToncenterHttp, opts: { readonly pageSize:
       const found = new Map<string, BlockHeaderJson>()
       let frontier = tops.filter((t) => !committedBefore(t))
       while (frontier.length > 0) {
-        const hs = yield* Effect.forEach(
-          frontier,
-          (id) => header(id),
-          { concurrency: "unbounded" }
-        )
+        const hs = yield* Effect.forEach(frontier, (id) => header(id), { concurrency: "unbounded" })
         const next = new Map<string, BlockIdExt>()
         for (const h of hs) {
           found.set(blockKey(toBlockIdExt(h.id)), h)
@@ -261,6 +261,8 @@ export const makeToncenterUpstream = (opts: ToncenterOptions): Effect.Effect<Ups
         return info.last.seqno
       }),
       bundle: (mcSeqno) =>
-        Effect.suspend(() => (mcSeqno <= knownHead ? Effect.retry(reader.bundle(mcSeqno), lagging) : reader.bundle(mcSeqno)))
+        Effect.suspend(() =>
+          mcSeqno <= knownHead ? Effect.retry(reader.bundle(mcSeqno), lagging) : reader.bundle(mcSeqno)
+        )
     } satisfies UpstreamService
   })

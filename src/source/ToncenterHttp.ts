@@ -86,7 +86,12 @@ const makePacer = (rps: number): Effect.Effect<Effect.Effect<void>> =>
     const gate = yield* Effect.makeSemaphore(1)
     let last = -Infinity
     const waitTurn: Effect.Effect<void> = Effect.flatMap(Clock.currentTimeMillis, (now) =>
-      now - last >= interval ? Effect.sync(() => void (last = now)) : Effect.zipRight(Effect.sleep(Duration.millis(last + interval - now)), Effect.suspend(() => waitTurn))
+      now - last >= interval
+        ? Effect.sync(() => void (last = now))
+        : Effect.zipRight(
+            Effect.sleep(Duration.millis(last + interval - now)),
+            Effect.suspend(() => waitTurn)
+          )
     )
     return gate.withPermits(1)(waitTurn)
   })

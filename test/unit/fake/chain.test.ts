@@ -35,7 +35,10 @@ describe("generated chains", { timeout: 180_000 }, () => {
       // the tops partition the workchain: their shares of the id space sum to one
       const share = mc.shardTops.reduce((s, t) => s + 2 ** -prefixLength(t.shard), 0)
       expect(share).toBe(1)
-      for (const t of mc.shardTops) expect(chain.blocks.get(`${t.workchain}:${t.shard}:${t.seqno}`)!.record.mc_block_seqno).toBeLessThanOrEqual(seqno)
+      for (const t of mc.shardTops)
+        expect(chain.blocks.get(`${t.workchain}:${t.shard}:${t.seqno}`)!.record.mc_block_seqno).toBeLessThanOrEqual(
+          seqno
+        )
     }
     const stats = chainStats(chain)
     expect(stats.splitChildren).toBeGreaterThan(0)

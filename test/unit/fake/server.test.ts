@@ -5,6 +5,15 @@ import { faultFor, parseFaultPlan } from "../../../src/fake/faults.js"
 import { fixturesDir } from "../../../src/fake/fixtures.js"
 import { type FakeToncenter, startFakeToncenter } from "../../../src/fake/server.js"
 
+/** v2 query string for a block id (and any extra parameters). */
+const q = (id: { workchain: number; shard: string; seqno: number }, extra: Record<string, string> = {}) =>
+  new URLSearchParams({
+    workchain: String(id.workchain),
+    shard: id.shard,
+    seqno: String(id.seqno),
+    ...extra
+  }).toString()
+
 const get = async (url: string) => {
   const res = await fetch(url)
   return { status: res.status, body: (await res.json()) as any }
@@ -19,14 +28,15 @@ describe("fake toncenter over HTTP", { timeout: 120_000 }, () => {
 
   it("serves a recorded masterchain block's transactions exactly as toncenter v2 rendered them", async () => {
     const recorded = JSON.parse(
-      readFileSync(path.join(fixturesDir(), "v2", "blockpi-official-docs__v2_getBlockTransactionsExt__mc-39984096.json"), "utf8")
+      readFileSync(
+        path.join(fixturesDir(), "v2", "blockpi-official-docs__v2_getBlockTransactionsExt__mc-39984096.json"),
+        "utf8"
+      )
     ).result
     const wanted = new Set(recorded.transactions.map((t: any) => t.transaction_id.hash))
     const block = [...fake.chain.blocks.values()].find((b) => b.txs.some((t) => wanted.has(t.hash)))!
     const id = block.record.id
-    const { status, body } = await get(
-      `${fake.url}/api/v2/getBlockTransactionsExt?workchain=${id.workchain}&shard=${id.shard}&seqno=${id.seqno}&count=256`
-    )
+    const { status, body } = await get(`${fake.url}/api/v2/getBlockTransactionsExt?${q(id, { count: "256" })}`)
     expect(status).toBe(200)
     expect(body.ok).toBe(true)
     expect(Object.keys(body.result)).toEqual(["@type", "id", "req_count", "incomplete", "transactions", "@extra"])
@@ -34,7 +44,17 @@ describe("fake toncenter over HTTP", { timeout: 120_000 }, () => {
     for (const want of recorded.transactions) {
       const got: any = served.get(want.transaction_id.hash)
       expect(got).toBeDefined()
-      for (const k of ["@type", "address", "utime", "data", "transaction_id", "fee", "storage_fee", "other_fee", "account"]) {
+      for (const k of [
+        "@type",
+        "address",
+        "utime",
+        "data",
+        "transaction_id",
+        "fee",
+        "storage_fee",
+        "other_fee",
+        "account"
+      ]) {
         expect(got[k], k).toEqual(want[k])
       }
       expect(got.out_msgs.length).toBe(want.out_msgs.length)
@@ -47,7 +67,7 @@ describe("fake toncenter over HTTP", { timeout: 120_000 }, () => {
     expect(shards.body.result.shards.map((s: any) => s.root_hash)).toEqual(mc.shardTops.map((t) => t.root_hash))
     const top = mc.shardTops[0]!
     const h = await get(
-      `${fake.url}/api/v2/getBlockHeader?workchain=0&shard=${top.shard}&seqno=${top.seqno}&root_hash=${encodeURIComponent(top.root_hash)}&file_hash=${encodeURIComponent(top.file_hash)}`
+      `${fake.url}/api/v2/getBlockHeader?${q(top, { root_hash: top.root_hash, file_hash: top.file_hash })}`
     )
     expect(h.body.result["@type"]).toBe("blocks.header")
     expect(typeof h.body.result.start_lt).toBe("string")
@@ -56,7 +76,10 @@ describe("fake toncenter over HTTP", { timeout: 120_000 }, () => {
   })
 
   it("uses toncenter's error envelopes", async () => {
-    expect(await get(`${fake.url}/api/v2/nothing`)).toEqual({ status: 404, body: { ok: false, error: "Not Found", code: 404 } })
+    expect(await get(`${fake.url}/api/v2/nothing`)).toEqual({
+      status: 404,
+      body: { ok: false, error: "Not Found", code: 404 }
+    })
     const missing = await get(`${fake.url}/api/v2/getBlockHeader?workchain=0`)
     expect(missing.status).toBe(422)
     expect(missing.body).toMatchObject({ ok: false, code: 422 })
@@ -72,11 +95,11 @@ describe("fake toncenter over HTTP", { timeout: 120_000 }, () => {
       expect(await info()).toBe(fake.chain.first)
       const next = fake.chain.masterchain.get(fake.chain.first + 1)!
       const b = next.shardBlocks[0] ?? next.block
-      const hidden = await get(`${partial.url}/api/v2/getBlockHeader?workchain=${b.record.id.workchain}&shard=${b.record.id.shard}&seqno=${b.record.id.seqno}`)
+      const hidden = await get(`${partial.url}/api/v2/getBlockHeader?${q(b.record.id)}`)
       expect(hidden.status).toBe(500)
       partial.advance()
       expect(await info()).toBe(fake.chain.first + 1)
-      const shown = await get(`${partial.url}/api/v2/getBlockHeader?workchain=${b.record.id.workchain}&shard=${b.record.id.shard}&seqno=${b.record.id.seqno}`)
+      const shown = await get(`${partial.url}/api/v2/getBlockHeader?${q(b.record.id)}`)
       expect(shown.status).toBe(200)
     } finally {
       await partial.stop()
@@ -84,7 +107,9 @@ describe("fake toncenter over HTTP", { timeout: 120_000 }, () => {
   })
 
   it("applies a fault plan per endpoint and logs it", async () => {
-    fake.setFaults(parseFaultPlan("rate_limit:every=2@shards,server_error:from=1:count=1:status=502@getMasterchainInfo"))
+    fake.setFaults(
+      parseFaultPlan("rate_limit:every=2@shards,server_error:from=1:count=1:status=502@getMasterchainInfo")
+    )
     fake.clearRequests()
     const a = await fetch(`${fake.url}/api/v2/shards?seqno=${fake.chain.first}`)
     const b = await fetch(`${fake.url}/api/v2/shards?seqno=${fake.chain.first}`)
@@ -100,8 +125,18 @@ describe("fault plans", () => {
   it("match every Nth request, bursts and endpoints", () => {
     const plan = parseFaultPlan("slow:every=3:delay=50@getBlockHeader,truncated:from=2:count=2")
     expect(plan[0]).toMatchObject({ kind: "slow", every: 3, delayMs: 50, endpoint: "getBlockHeader" })
-    expect([1, 2, 3, 6].map((n) => faultFor(plan, "getBlockHeader", n)?.kind)).toEqual([undefined, "truncated", "slow", "slow"])
-    expect([1, 2, 3, 4].map((n) => faultFor(plan, "shards", n)?.kind)).toEqual([undefined, "truncated", "truncated", undefined])
+    expect([1, 2, 3, 6].map((n) => faultFor(plan, "getBlockHeader", n)?.kind)).toEqual([
+      undefined,
+      "truncated",
+      "slow",
+      "slow"
+    ])
+    expect([1, 2, 3, 4].map((n) => faultFor(plan, "shards", n)?.kind)).toEqual([
+      undefined,
+      "truncated",
+      "truncated",
+      undefined
+    ])
     expect(() => parseFaultPlan("explode")).toThrow(/unknown fault kind/)
   })
 })

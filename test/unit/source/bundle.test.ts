@@ -47,9 +47,13 @@ describe("bundle assembly against a generated chain with splits and merges", { t
       }
     }
     // no block is committed twice and the walk missed none
-    const committed = got.flatMap((b) => [b.mc_block, ...b.shard_blocks].map((r) => `${r.id.workchain}:${r.id.shard}:${r.id.seqno}`))
+    const committed = got.flatMap((b) =>
+      [b.mc_block, ...b.shard_blocks].map((r) => `${r.id.workchain}:${r.id.shard}:${r.id.seqno}`)
+    )
     expect(new Set(committed).size).toBe(committed.length)
-    const expectedCount = [...fake.chain.blocks.values()].filter((b) => b.record.mc_block_seqno >= fake.chain.first).length
+    const expectedCount = [...fake.chain.blocks.values()].filter(
+      (b) => b.record.mc_block_seqno >= fake.chain.first
+    ).length
     expect(committed.length).toBe(expectedCount)
     // the recorded real transactions travel through with their original bytes
     const real = got.flatMap((b) => b.transactions).filter((t) => byHash.get(t.hash)!.origin !== "generated")
@@ -84,7 +88,10 @@ describe("getBlockTransactionsExt pagination", { timeout: 180_000 }, () => {
       const [b] = await bundles({ url: fake.url, rps: 0, pageSize }, bigSeqno(), bigSeqno())
       expect(b!.transactions.map((t) => t.hash)).toEqual(expectedBundle(fake.chain, bigSeqno()).tx_hashes)
       const pages = fake.requests.filter(
-        (r) => r.endpoint === "getBlockTransactionsExt" && r.query["seqno"] === String(big.record.id.seqno) && r.query["workchain"] === "0"
+        (r) =>
+          r.endpoint === "getBlockTransactionsExt" &&
+          r.query["seqno"] === String(big.record.id.seqno) &&
+          r.query["workchain"] === "0"
       )
       expect(pages.length).toBe(Math.floor(big.txs.length / pageSize) + 1)
       expect(pages.every((p) => p.query["count"] === String(pageSize))).toBe(true)
@@ -107,7 +114,10 @@ describe("getBlockTransactionsExt pagination", { timeout: 180_000 }, () => {
       const [b] = await bundles({ url: exact.url, rps: 0, pageSize: 256 }, seqno, seqno)
       expect(b!.transactions.map((t) => t.hash)).toEqual(expectedBundle(exact.chain, seqno).tx_hashes)
       const pages = exact.requests.filter(
-        (r) => r.endpoint === "getBlockTransactionsExt" && r.query["seqno"] === String(big.record.id.seqno) && r.query["workchain"] === "0"
+        (r) =>
+          r.endpoint === "getBlockTransactionsExt" &&
+          r.query["seqno"] === String(big.record.id.seqno) &&
+          r.query["workchain"] === "0"
       )
       // a full last page still says `incomplete`, so one more (empty) page confirms the end
       expect(pages.length).toBe(3)
