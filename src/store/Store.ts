@@ -91,7 +91,9 @@ export class ClickHouseTxStore implements TxStore {
 
   async blockTransactions(id: BlockId, after: AccountCursor | null, count: number): Promise<Array<TransactionRecord>> {
     if (!validBlockId(id) || !isUInt32(count) || count === 0) return []
-    if (after !== null && (!/^[0-9A-Fa-f]{64}$/.test(after.account) || !/^\d{1,20}$/.test(after.lt))) return []
+    if (after !== null && !/^[0-9A-Fa-f]{64}$/.test(after.account)) return []
+    // No transaction has an lt beyond 64 bits, so such a cursor is past the end of any block.
+    if (after !== null && (!/^\d{1,20}$/.test(after.lt) || BigInt(after.lt) >= 2n ** 64n)) return []
     // Accounts of one block share the workchain prefix, so "wc:HEX" strings order exactly like the account ids.
     const cursor = after === null ? "" : "AND (account, lt) > ({ca:String}, {cl:UInt64})"
     const txs = await this.rows<TransactionRow>(

@@ -102,6 +102,8 @@ describe("TxStore over embedded ClickHouse", () => {
     const blk = synthetic[0]!.shard_blocks[0]!
     expect(await store.blockById({ ...blk.id, seqno: blk.id.seqno + 1000 })).toBeNull()
     expect(await store.blockTransactions(blk.id, { account: "F".repeat(64), lt: "0" }, 10)).toEqual([])
+    expect(await store.blockTransactions(blk.id, { account: "0".repeat(64), lt: (2n ** 64n).toString() }, 10)).toEqual([])
+    expect(await store.blockTransactions(blk.id, { account: "0".repeat(64), lt: "0" }, 1000)).toHaveLength(blk.tx_count)
     expect(await store.shardTops(999)).toEqual([])
     expect(await store.accountStates([h("no such state")])).toEqual(new Map())
   })
