@@ -67,7 +67,21 @@ export const buildApp = ({ store, config, render, clock }: BuildAppOptions): Fas
     }
   })
 
-  app.addHook("onRequest", async (req) => checkGate(gate, req))
+  // Browsers call toncenter from any origin (it answers with these headers too); preflights need no key.
+  app.addHook("onSend", async (_req, reply) => {
+    reply.header("access-control-allow-origin", "*")
+  })
+  app.options("*", { schema: { hide: true } as Record<string, unknown> }, async (_req, reply) =>
+    reply
+      .code(204)
+      .header("access-control-allow-methods", "GET, POST, OPTIONS")
+      .header("access-control-allow-headers", "Content-Type, X-API-Key, X-No-Address-Book")
+      .header("access-control-max-age", "86400")
+      .send()
+  )
+  app.addHook("onRequest", async (req) => {
+    if (req.method !== "OPTIONS") checkGate(gate, req)
+  })
 
   app.setNotFoundHandler(async (req, reply) => {
     const path = req.url.split("?", 1)[0]!

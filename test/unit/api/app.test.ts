@@ -245,6 +245,15 @@ describe("edges: unknown routes, methods, keys, limits, operations", () => {
     expect(docs.body).not.toMatch(/https?:\/\//)
   })
 
+  it("answers CORS preflights without a key and marks every answer readable from any origin", async () => {
+    const app = appFor(store, { config: { api: { keys: ["k1"], rateLimit: 0 } } })
+    const pre = await app.inject({ method: "OPTIONS", url: "/api/v2/jsonRPC" })
+    expect(pre.statusCode).toBe(204)
+    expect(pre.headers["access-control-allow-headers"]).toContain("X-API-Key")
+    const denied = await app.inject(`/api/v2/shards?seqno=${BIG_MC}`)
+    expect(denied.headers["access-control-allow-origin"]).toBe("*")
+  })
+
   it("reports a failing store as a server error, not as a client mistake", async () => {
     const broken = bigBlockWorld().store
     broken.blockById = async () => {
