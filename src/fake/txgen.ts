@@ -93,6 +93,27 @@ const opBody = (rng: Rng): Cell =>
     .storeCoins(rng.int(1, 1e9))
     .endCell()
 
+/**
+ * Bodies and state inits come from fixed pools built once from their own seed: building cells is the generator's
+ * main cost, and a body's content matters less than its kind, while messages stay unique through their lt and ends.
+ */
+const POOL = 512
+const pools = (() => {
+  const r = makeRng(0x5eed)
+  const build = <A>(f: () => A) => Array.from({ length: POOL }, f)
+  return {
+    comment: build(() => comment(r)),
+    op: build(() => opBody(r)),
+    log: build(() => beginCell().storeUint(r.int(0, 0xffffffff), 32).storeBuffer(r.bytes(8)).endCell()),
+    bounced: build(() => beginCell().storeUint(0xffffffff, 32).storeBuffer(r.bytes(4)).endCell()),
+    init: build((): StateInit => ({
+      code: beginCell().storeUint(0xff00f4a4, 32).storeBuffer(r.bytes(16)).endCell(),
+      data: beginCell().storeUint(0, 32).storeBuffer(r.bytes(32)).endCell()
+    }))
+  }
+})()
+const pick = <A>(rng: Rng, pool: ReadonlyArray<A>): A => pool[rng.int(0, pool.length - 1)]!
+
 const vmPhase = (rng: Rng, success: boolean, exitCode = 0): TransactionComputePhase => ({
   type: "vm",
   success,
@@ -189,10 +210,7 @@ export const buildTransaction = (input: TxInput): BuiltTx => {
   } else if (kind === "wallet") {
     let init: StateInit | null = null
     if (account.status === "uninitialized") {
-      init = {
-        code: beginCell().storeUint(0xff00f4a4, 32).storeBuffer(rng.bytes(16)).endCell(),
-        data: beginCell().storeUint(0, 32).storeBuffer(rng.bytes(32)).endCell()
-      }
+      init = pick(rng, pools.init)
       endStatus = "active"
     }
     inMessage = {
@@ -205,12 +223,12 @@ export const buildTransaction = (input: TxInput): BuiltTx => {
     }
     const n = rng.int(0, 3)
     for (let i = 0; i < n && peers.length > 0; i++) {
-      send(peers[rng.int(0, peers.length - 1)]!, rng.chance(0.6) ? comment(rng) : opBody(rng))
+      send(peers[rng.int(0, peers.length - 1)]!, rng.chance(0.6) ? pick(rng, pools.comment) : pick(rng, pools.op))
     }
     if (rng.chance(0.15)) {
       out.push({
         info: { type: "external-out", src: account.address, dest: null, createdLt: outLt++, createdAt: now },
-        body: beginCell().storeUint(rng.int(0, 0xffffffff), 32).storeBuffer(rng.bytes(8)).endCell()
+        body: pick(rng, pools.log)
       })
     }
     description = {
@@ -229,7 +247,7 @@ export const buildTransaction = (input: TxInput): BuiltTx => {
     const src = inbound ? (inbound.message.info.type === "internal" ? inbound.message.info.src : null) : null
     inMessage =
       inbound?.message ??
-      internal(rng, peers[rng.int(0, peers.length - 1)] ?? account, account, lt - 1n, now, comment(rng), {
+      internal(rng, peers[rng.int(0, peers.length - 1)] ?? account, account, lt - 1n, now, pick(rng, pools.comment), {
         bounce: true,
         bounced: false
       })
@@ -245,7 +263,7 @@ export const buildTransaction = (input: TxInput): BuiltTx => {
       let bouncePhase: TransactionBouncePhase | null = null
       if (bounceable && sender) {
         // the bounced copy carries the original body prefixed by 0xffffffff, as the node writes it
-        send(sender, beginCell().storeUint(0xffffffff, 32).storeBuffer(rng.bytes(4)).endCell(), {
+        send(sender, pick(rng, pools.bounced), {
           bounce: false,
           bounced: true
         })
@@ -270,7 +288,7 @@ export const buildTransaction = (input: TxInput): BuiltTx => {
         destroyed: false
       }
     } else {
-      if (rng.chance(0.3) && peers.length > 0) send(peers[rng.int(0, peers.length - 1)]!, comment(rng))
+      if (rng.chance(0.3) && peers.length > 0) send(peers[rng.int(0, peers.length - 1)]!, pick(rng, pools.comment))
       description = {
         type: "generic",
         creditFirst: !bounceable,
