@@ -60,11 +60,17 @@ describe("real mainnet blocks through ClickHouse", () => {
       `SELECT table, sum(bytes_on_disk) AS bytes, sum(rows) AS rows FROM system.parts
        WHERE database = currentDatabase() AND active GROUP BY table ORDER BY bytes DESC`
     )
-    const total = parts.reduce((n, p) => n + Number(p.bytes), 0)
+    // The exporter's own tables; views others build on them are reported but not part of the bound.
+    const own = new Set<string>(INSERT_ORDER)
+    const total = parts.filter((p) => own.has(p.table)).reduce((n, p) => n + Number(p.bytes), 0)
     const lines = [
       `storage: ${txCount} real mainnet transactions, raw BOC ${rawBocBytes} B (${(rawBocBytes / txCount).toFixed(1)} B/tx)`,
       `storage: on disk ${total} B (${(total / txCount).toFixed(1)} B/tx, ${((100 * total) / rawBocBytes).toFixed(1)}% of raw BOC)`,
-      ...parts.map((p) => `storage:   ${p.table.padEnd(20)} ${String(p.bytes).padStart(9)} B ${String(p.rows).padStart(6)} rows`)
+      ...parts.map(
+        (p) =>
+          `storage:   ${p.table.padEnd(28)} ${String(p.bytes).padStart(9)} B ${String(p.rows).padStart(6)} rows` +
+          (own.has(p.table) ? "" : " (not counted)")
+      )
     ]
     console.log(lines.join("\n"))
     expect(total).toBeLessThanOrEqual(rawBocBytes)
