@@ -5,6 +5,7 @@
  * client mistake, including unknown routes, wrong methods and unparsable bodies, is a 4xx, never a 5xx.
  */
 import Fastify, { type FastifyError, type FastifyInstance } from "fastify"
+import type { Duplex } from "node:stream"
 import type { Network } from "../config.js"
 import { parseJsonExact } from "./assemble/jsonBody.js"
 import { ApiError, apiErrorBody, errorBody, flavorOf, invalid } from "./errors.js"
@@ -45,7 +46,12 @@ const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024
 const BODY_LIMIT = 64 * 1024
 
 export const buildApp = ({ store, config, render, clock }: BuildAppOptions): FastifyInstance => {
-  const app = Fastify({ logger: config.logger ?? false, bodyLimit: BODY_LIMIT, return503OnClosing: true })
+  const app = Fastify({
+    logger: config.logger ?? false,
+    bodyLimit: BODY_LIMIT,
+    return503OnClosing: true,
+    clientErrorHandler: clientError
+  })
   const time = clock ?? { nowMs: Date.now, random: Math.random }
   const cacheBytes = config.cacheBytes ?? DEFAULT_CACHE_BYTES
   const deps: Deps = {
@@ -122,6 +128,28 @@ export const buildApp = ({ store, config, render, clock }: BuildAppOptions): Fas
   app.register(v3TransactionRoutes, { deps })
   app.register(v3BlockRoutes, { deps })
   return app
+}
+
+/**
+ * Requests Node's HTTP parser refuses before any route runs (oversize headers or URL, garbage): answered in the
+ * v2 shape, since the path is not known reliably at that point.
+ */
+function clientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === "ECONNRESET" || socket.destroyed) return
+  const [status, message] =
+    err.code === "HPE_HEADER_OVERFLOW"
+      ? [431, "Request Header Fields Too Large"]
+      : err.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? [408, "Request Timeout"]
+        : [400, "Bad Request"]
+  const body = JSON.stringify(errorBody("v2", status, message).body)
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${message}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `Content-Type: application/json\r\nConnection: close\r\n\r\n${body}`
+    )
+  }
+  socket.destroy()
 }
 
 interface AjvError {

@@ -1,3 +1,4 @@
+import { connect } from "node:net"
 import { describe, expect, it } from "vitest"
 import { BIG_MC, EMPTY_MC, appFor, bigBlockWorld } from "./world.js"
 
@@ -252,6 +253,30 @@ describe("edges: unknown routes, methods, keys, limits, operations", () => {
     expect(pre.headers["access-control-allow-headers"]).toContain("X-API-Key")
     const denied = await app.inject(`/api/v2/shards?seqno=${BIG_MC}`)
     expect(denied.headers["access-control-allow-origin"]).toBe("*")
+  })
+
+  it("answers requests the HTTP parser refuses (oversize URL, garbage) in the v2 shape", async () => {
+    const app = appFor(store)
+    await app.listen({ host: "127.0.0.1", port: 0 })
+    const { port } = app.server.address() as { port: number }
+    const raw = (text: string) =>
+      new Promise<string>((resolve, reject) => {
+        let out = ""
+        const s = connect(port, "127.0.0.1", () => s.write(text))
+        s.on("data", (d) => (out += d.toString("utf8")))
+        s.on("close", () => resolve(out))
+        s.on("error", reject)
+      })
+    try {
+      const big = await raw(`GET /api/v2/shards?seqno=1&x=${"a".repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`)
+      expect(big).toMatch(/^HTTP\/1.1 431 /)
+      expect(big.endsWith('{"ok":false,"error":"Request Header Fields Too Large","code":431}')).toBe(true)
+      const garbage = await raw("\u0000\u0001 nonsense\r\n\r\n")
+      expect(garbage).toMatch(/^HTTP\/1.1 400 /)
+      expect(garbage.endsWith('{"ok":false,"error":"Bad Request","code":400}')).toBe(true)
+    } finally {
+      await app.close()
+    }
   })
 
   it("reports a failing store as a server error, not as a client mistake", async () => {
