@@ -13,7 +13,8 @@ const program = Effect.gen(function* () {
   const report = yield* migrate()
   yield* Console.log(
     [
-      `kafka: ${kafka.brokers.join(",")}${kafka.local ? ` (local broker pid ${kafka.local.pid()}, log ${kafka.local.logFile})` : ""}`,
+      `kafka: ${kafka.brokers.join(",")}` +
+        (kafka.local ? ` (local broker pid ${kafka.local.pid()}, log ${kafka.local.logFile})` : ""),
       `clickhouse: ${ch.backend} ${ch.location}, database ${ch.database}`,
       `migrations: ${report.applied.length} applied, ${report.skipped.length} already applied`,
       "ready; Ctrl-C stops"

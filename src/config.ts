@@ -139,7 +139,9 @@ const hostPortList: Parse<ReadonlyArray<string>> = (raw) => {
     .map((s) => s.trim())
     .filter((s) => s !== "")
   const bad = items.find((s) => !/^[^\s:]+:\d{1,5}$/.test(s))
-  return bad === undefined ? Either.right(items) : Either.left(`expected host:port[,host:port...], got ${JSON.stringify(bad)}`)
+  return bad === undefined
+    ? Either.right(items)
+    : Either.left(`expected host:port[,host:port...], got ${JSON.stringify(bad)}`)
 }
 
 const httpUrl: Parse<string | undefined> = (raw) => {
@@ -191,13 +193,23 @@ export const settings = {
     url: setting("TONCENTER_URL", "", "toncenter base URL; empty serves bundled recorded data locally", httpUrl),
     apiKey: setting("TONCENTER_API_KEY", "", "toncenter API key", optionalText),
     v3Url: setting("TONCENTER_V3_URL", "", "toncenter v3 base URL; empty derives it from TONCENTER_URL", httpUrl),
-    rps: setting("TONCENTER_RPS", "", "Requests per second; empty means 1 without a key, 10 with one", optionalInt(1, 10_000)),
+    rps: setting(
+      "TONCENTER_RPS",
+      "",
+      "Requests per second; empty means 1 without a key, 10 with one",
+      optionalInt(1, 10_000)
+    ),
     concurrency: setting("TONCENTER_CONCURRENCY", "4", "Requests in flight", int(1, 1000)),
     timeoutMs: setting("TONCENTER_TIMEOUT_MS", "15000", "Timeout of one request", int(1, 600_000)),
     retries: setting("TONCENTER_RETRIES", "8", "Retries of a failed request", int(0, 1000))
   },
   producer: {
-    mode: setting("PRODUCER_MODE", "resume", "backfill (FROM..TO), follow (the head) or resume", oneOf("backfill", "follow", "resume")),
+    mode: setting(
+      "PRODUCER_MODE",
+      "resume",
+      "backfill (FROM..TO), follow (the head) or resume",
+      oneOf("backfill", "follow", "resume")
+    ),
     from: setting("PRODUCER_FROM", "", "First masterchain seqno (backfill)", optionalInt(0, MAX_SEQNO)),
     to: setting("PRODUCER_TO", "", "Last masterchain seqno, inclusive (backfill)", optionalInt(0, MAX_SEQNO))
   },
@@ -216,7 +228,12 @@ export const settings = {
     port: setting("METRICS_PORT", "9464", "Port of the Prometheus /metrics endpoint", port)
   },
   log: {
-    level: setting("LOG_LEVEL", "info", "trace|debug|info|warn|error|fatal", oneOf("trace", "debug", "info", "warn", "error", "fatal"))
+    level: setting(
+      "LOG_LEVEL",
+      "info",
+      "trace|debug|info|warn|error|fatal",
+      oneOf("trace", "debug", "info", "warn", "error", "fatal")
+    )
   }
 } as const
 
@@ -330,7 +347,9 @@ export const ToncenterConfig: Config.Config<ToncenterSettings> = Config.map(grou
 
 export const ProducerConfig: Config.Config<ProducerSettings> = Config.mapOrFail(group(settings.producer), (p) =>
   p.from !== undefined && p.to !== undefined && p.to < p.from
-    ? Either.left(ConfigError.InvalidData(["PRODUCER_TO"], `PRODUCER_TO: must be >= PRODUCER_FROM (${p.from}), got ${p.to}`))
+    ? Either.left(
+        ConfigError.InvalidData(["PRODUCER_TO"], `PRODUCER_TO: must be >= PRODUCER_FROM (${p.from}), got ${p.to}`)
+      )
     : Either.right(p)
 )
 

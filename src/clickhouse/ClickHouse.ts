@@ -2,7 +2,12 @@
 // is set. Invariant: both backends get the same explicit output settings (64-bit integers quoted in JSON, UTC, plain
 // date-time text), so a query returns byte-identical JSON whichever engine runs it; every client is bound to its
 // database, which exists before the client is handed out.
-import { ClickHouseLogLevel, createClient, type ClickHouseClient, type ClickHouseSettings as ChSettings } from "@clickhouse/client"
+import {
+  ClickHouseLogLevel,
+  createClient,
+  type ClickHouseClient,
+  type ClickHouseSettings as ChSettings
+} from "@clickhouse/client"
 import { createChdbConnection } from "chdb/connection"
 import { Context, Effect, Layer, Schema } from "effect"
 import { accessSync, constants, mkdirSync } from "node:fs"
@@ -149,7 +154,9 @@ const classifyServerError = (cfg: ClickHouseClientConfig, cause: unknown): Click
   if (err?.type === "AUTHENTICATION_FAILED" || err?.code === "516" || err?.code === "192") {
     return new ClickHouseError({
       reason: "AuthenticationFailed",
-      message: `CLICKHOUSE_USER/CLICKHOUSE_PASSWORD: the server at CLICKHOUSE_URL=${cfg.url} refused them (${brief(err.message)})`,
+      message:
+        `CLICKHOUSE_USER/CLICKHOUSE_PASSWORD: the server at CLICKHOUSE_URL=${cfg.url} refused them ` +
+        `(${brief(err.message)})`,
       cause
     })
   }
@@ -198,7 +205,10 @@ const makeChdbClient = async (cfg: ClickHouseClientConfig): Promise<ClickHouseHa
       cause
     })
   }
-  const client = createClient({ connection: boundConnection(shared, cfg.database), clickhouse_settings: clickHouseSettings })
+  const client = createClient({
+    connection: boundConnection(shared, cfg.database),
+    clickhouse_settings: clickHouseSettings
+  })
   return { client, database: cfg.database, backend: "chdb", location: path }
 }
 
@@ -268,7 +278,8 @@ export class ClickHouse extends Context.Tag("ton-exporter/ClickHouse")<
             }),
           insert: (table: string, rows: ReadonlyArray<unknown>) =>
             Effect.tryPromise({
-              try: () => client.insert({ table, values: rows as Array<unknown>, format: "JSONEachRow" }).then(() => undefined),
+              try: () =>
+                client.insert({ table, values: rows as Array<unknown>, format: "JSONEachRow" }).then(() => undefined),
               catch: toError(database, `insert into ${table} failed`)
             })
         })

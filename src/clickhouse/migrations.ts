@@ -128,7 +128,9 @@ export const applyMigrations = async (
 }
 
 /** `applyMigrations` on the ClickHouse service's client. */
-export const migrate = (dir: string = defaultMigrationsDir): Effect.Effect<MigrationReport, ClickHouseError, ClickHouse> =>
+export const migrate = (
+  dir: string = defaultMigrationsDir
+): Effect.Effect<MigrationReport, ClickHouseError, ClickHouse> =>
   Effect.flatMap(ClickHouse, (ch) =>
     Effect.tryPromise({
       try: () => applyMigrations(ch.client, dir),

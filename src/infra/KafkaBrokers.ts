@@ -1,5 +1,5 @@
-// Where the Kafka brokers are: the ones in KAFKA_BROKERS (checked to answer), or else the project's local broker, started for the
-// lifetime of the layer. Invariant: with KAFKA_BROKERS set nothing is started; without it the local broker is
+// Where the Kafka brokers are: the ones in KAFKA_BROKERS (checked to answer), or else the project's local
+// broker, started for the lifetime of the layer. Invariant: with KAFKA_BROKERS set nothing is started; without it the local broker is
 // stopped cleanly when the layer's scope closes (Ctrl-C included).
 import { Context, Effect, Layer } from "effect"
 import { KafkaConfig, type KafkaSettings } from "../config.js"

@@ -301,7 +301,8 @@ export const startLocalKafka = async (options: LocalKafkaOptions): Promise<Local
       throw new KafkaBrokerError({
         reason: missing ? "ToolMissing" : "StartFailed",
         message: missing
-          ? "java is not on PATH (nor in JAVA_HOME); the local Kafka broker needs Java 17+. Install it or set KAFKA_BROKERS"
+          ? "java is not on PATH (nor in JAVA_HOME); the local Kafka broker needs Java 17+. " +
+            "Install it or set KAFKA_BROKERS"
           : `KAFKA_DATA_DIR=${dataDir}: formatting Kafka storage failed:\n${format.output.slice(-2000)}`
       })
     }
@@ -332,10 +333,25 @@ export const startLocalKafka = async (options: LocalKafkaOptions): Promise<Local
         })
       }
     }
+    // Class-data sharing: the first broker of a cache dumps the classes it loaded when it exits; later starts map
+    // them instead of loading ~10k classes again (about a third less start-up time here). A stale or foreign archive
+    // is ignored by the JVM, which then starts as if there were none.
+    const archive = join(dirname(libs), "broker.jsa")
+    const dumpTo =
+      existsSync(archive) || options.detached === true
+        ? undefined
+        : `${archive}.${process.pid}-${randomBytes(4).toString("hex")}`
+    const cds =
+      dumpTo === undefined
+        ? existsSync(archive)
+          ? [`-XX:SharedArchiveFile=${archive}`]
+          : []
+        : [`-XX:ArchiveClassesAtExit=${dumpTo}`]
     const out = openSync(join(logDir, "jvm.out"), "a")
     const proc = spawn(
       javaBin(),
       [
+        ...cds,
         "-Xms128m",
         "-Xmx512m",
         "-XX:+UseG1GC",
@@ -354,8 +370,17 @@ export const startLocalKafka = async (options: LocalKafkaOptions): Promise<Local
     child = proc
     exited = false
     const exitedPromise = new Promise<void>((r) => proc.once("exit", () => r()))
-    proc.once("exit", () => {
+    proc.once("exit", (code, signal) => {
       if (child === proc) exited = true
+      if (dumpTo === undefined) return
+      // Only an archive from an orderly exit is complete; the first finished dump wins.
+      const orderly = code === 0 || code === 143 || signal === "SIGTERM"
+      try {
+        if (orderly && existsSync(dumpTo) && !existsSync(archive)) renameSync(dumpTo, archive)
+      } catch {
+        // Another broker installed its archive at the same moment; ours is redundant.
+      }
+      rmSync(dumpTo, { force: true })
     })
     proc.once("error", () => {
       if (child === proc) exited = true
@@ -375,8 +400,9 @@ export const startLocalKafka = async (options: LocalKafkaOptions): Promise<Local
         reason,
         message:
           `local Kafka broker on KAFKA_PORT=${port} with KAFKA_DATA_DIR=${dataDir} ` +
-          `${reason === "StartFailed" ? "exited during start-up" : `did not accept clients within ${startTimeoutMs} ms`}` +
-          ` (${(e as Error).message}). Last lines of ${logFile}:\n${tail(logFile)}\n${tail(join(logDir, "jvm.out"), 10)}`
+          (reason === "StartFailed" ? "exited during start-up" : `did not accept clients within ${startTimeoutMs} ms`) +
+          ` (${(e as Error).message}). Last lines of ${logFile}:\n${tail(logFile)}\n` +
+          tail(join(logDir, "jvm.out"), 10)
       })
     }
   }

@@ -5,7 +5,11 @@ import { NodeRuntime } from "@effect/platform-node"
 import { Cause, ConfigError, Effect, Option } from "effect"
 
 const isExpected = (e: unknown): e is { readonly _tag: string; readonly message: string } =>
-  typeof e === "object" && e !== null && "_tag" in e && "message" in e && typeof (e as { message: unknown }).message === "string"
+  typeof e === "object" &&
+  e !== null &&
+  "_tag" in e &&
+  "message" in e &&
+  typeof (e as { message: unknown }).message === "string"
 
 /** Run `program` until it ends or the process gets SIGINT/SIGTERM (interruption is shutdown, not an error). */
 export const runMain = <A, E>(program: Effect.Effect<A, E>): void =>

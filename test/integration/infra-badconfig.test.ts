@@ -44,7 +44,11 @@ describe("KAFKA_BROKERS pointing nowhere", () => {
   it("fails the KafkaBrokers layer with an error naming KAFKA_BROKERS", async () => {
     const t0 = Date.now()
     const exit = await Effect.runPromiseExit(
-      Effect.scoped(Layer.build(KafkaBrokers.fromConfig({ brokers: ["127.0.0.1:1"], port: 1, dataDir: "unused", maxMessageBytes: 1024 })))
+      Effect.scoped(
+        Layer.build(
+          KafkaBrokers.fromConfig({ brokers: ["127.0.0.1:1"], port: 1, dataDir: "unused", maxMessageBytes: 1024 })
+        )
+      )
     )
     expect(Date.now() - t0).toBeLessThan(30_000)
     const failure = Exit.isFailure(exit) ? Option.getOrUndefined(Cause.failureOption(exit.cause)) : undefined
@@ -129,7 +133,9 @@ describe("KafkaBrokerError", () => {
   it("names KAFKA_PORT when the local broker's port is taken", async () => {
     const { createServer } = await import("node:net")
     const server = createServer()
-    const port = await new Promise<number>((r) => server.listen(0, "127.0.0.1", () => r((server.address() as { port: number }).port)))
+    const port = await new Promise<number>((r) =>
+      server.listen(0, "127.0.0.1", () => r((server.address() as { port: number }).port))
+    )
     try {
       const { startLocalKafka } = await import("../../src/infra/kafkaBroker.js")
       const error = await startLocalKafka({ port, dataDir: join(scratch, "port-taken") }).then(

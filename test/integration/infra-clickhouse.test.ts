@@ -34,7 +34,8 @@ describe("migrations", () => {
   })
 
   it("splits statements at a semicolon ending a line, ignoring comment-only chunks", () => {
-    const text = "-- header;\nCREATE TABLE a (x String DEFAULT ';') ENGINE = Memory;\n\nCREATE TABLE b\n(y UInt8) ENGINE = Memory;  \n-- trailing\n"
+    const text =
+      "-- header;\nCREATE TABLE a (x String DEFAULT ';') ENGINE = Memory;\n\nCREATE TABLE b\n(y UInt8) ENGINE = Memory;  \n-- trailing\n"
     expect(splitStatements(text)).toEqual([
       "CREATE TABLE a (x String DEFAULT ';') ENGINE = Memory",
       "CREATE TABLE b\n(y UInt8) ENGINE = Memory"
@@ -45,12 +46,24 @@ describe("migrations", () => {
     const dir = mkdtempSync(join(tmpdir(), "infra-migrations-"))
     const other = await makeClickHouseClient({ ...ch.config, database: `${ch.database}_edit` })
     try {
-      writeFileSync(join(dir, "0001_create_schema_migrations.sql"), readFileSync(join(import.meta.dirname, "../../sql/0001_create_schema_migrations.sql")))
-      writeFileSync(join(dir, "0002_create_things.sql"), "CREATE TABLE IF NOT EXISTS things (id UInt64) ENGINE = MergeTree ORDER BY id;\n")
+      writeFileSync(
+        join(dir, "0001_create_schema_migrations.sql"),
+        readFileSync(join(import.meta.dirname, "../../sql/0001_create_schema_migrations.sql"))
+      )
+      writeFileSync(
+        join(dir, "0002_create_things.sql"),
+        "CREATE TABLE IF NOT EXISTS things (id UInt64) ENGINE = MergeTree ORDER BY id;\n"
+      )
       const first = await applyMigrations(other.client, dir)
       expect(first.applied).toEqual(["0001_create_schema_migrations.sql", "0002_create_things.sql"])
-      writeFileSync(join(dir, "0002_create_things.sql"), "CREATE TABLE IF NOT EXISTS things (id UInt32) ENGINE = MergeTree ORDER BY id;\n")
-      writeFileSync(join(dir, "0003_create_more.sql"), "CREATE TABLE IF NOT EXISTS more (id UInt64) ENGINE = MergeTree ORDER BY id;\n")
+      writeFileSync(
+        join(dir, "0002_create_things.sql"),
+        "CREATE TABLE IF NOT EXISTS things (id UInt32) ENGINE = MergeTree ORDER BY id;\n"
+      )
+      writeFileSync(
+        join(dir, "0003_create_more.sql"),
+        "CREATE TABLE IF NOT EXISTS more (id UInt64) ENGINE = MergeTree ORDER BY id;\n"
+      )
       const error = await applyMigrations(other.client, dir).then(
         () => undefined,
         (e: unknown) => e
@@ -59,7 +72,10 @@ describe("migrations", () => {
       expect((error as ClickHouseError).reason).toBe("MigrationFailed")
       expect((error as ClickHouseError).message).toContain("0002_create_things.sql changed after it was applied")
       const tables = await (
-        await other.client.query({ query: "SELECT name FROM system.tables WHERE database = currentDatabase() ORDER BY name", format: "JSONEachRow" })
+        await other.client.query({
+          query: "SELECT name FROM system.tables WHERE database = currentDatabase() ORDER BY name",
+          format: "JSONEachRow"
+        })
       ).json<{ name: string }>()
       expect(tables.map((t) => t.name)).toEqual(["schema_migrations", "things"])
     } finally {
@@ -109,7 +125,7 @@ describe("JSON types toncenter uses", () => {
     })
   })
 
-  it("returns UInt64 max, negative Int64 shards and 128/256-bit values as strings, Int32/UInt32 as numbers", async () => {
+  it("returns UInt64 max, negative Int64 shards, 128/256-bit values as strings; 32-bit as numbers", async () => {
     const row = {
       hash: "RzoRGcEyx5Ia5tEKUWlCpFbg8B0scpuXSyNXf9a4Nsk=",
       lt: "18446744073709551615",
@@ -125,17 +141,27 @@ describe("JSON types toncenter uses", () => {
       account: "-1:3333333333333333333333333333333333333333333333333333333333333333"
     }
     await ch.client.insert({ table: "typed_rows", values: [row], format: "JSONEachRow" })
-    const text = await (await ch.client.query({ query: "SELECT * FROM typed_rows WHERE seqno = 4294967295", format: "JSONEachRow" })).text()
+    const text = await (
+      await ch.client.query({ query: "SELECT * FROM typed_rows WHERE seqno = 4294967295", format: "JSONEachRow" })
+    ).text()
     expect(text.trim()).toBe(JSON.stringify(row))
   })
 
   it("round-trips a real masterchain block's v2 transaction ids exactly", async () => {
     const fixture = JSON.parse(
-      readFileSync(join(sharedFixturesDir, "v2/blockpi-official-docs__v2_getBlockTransactionsExt__mc-39984096.json"), "utf8")
+      readFileSync(
+        join(sharedFixturesDir, "v2/blockpi-official-docs__v2_getBlockTransactionsExt__mc-39984096.json"),
+        "utf8"
+      )
     ) as {
       result: {
         id: { workchain: number; shard: string; seqno: number }
-        transactions: Array<{ utime: number; account: string; fee: string; transaction_id: { lt: string; hash: string } }>
+        transactions: Array<{
+          utime: number
+          account: string
+          fee: string
+          transaction_id: { lt: string; hash: string }
+        }>
       }
     }
     const { id, transactions } = fixture.result
@@ -161,7 +187,9 @@ describe("JSON types toncenter uses", () => {
     )
     const expected = input
       .map(({ hash, lt, shard, seqno, account }) => ({ hash, lt, shard, seqno, account }))
-      .sort((a, b) => (BigInt(a.lt) === BigInt(b.lt) ? (a.hash < b.hash ? -1 : 1) : BigInt(a.lt) < BigInt(b.lt) ? -1 : 1))
+      .sort((a, b) =>
+        BigInt(a.lt) === BigInt(b.lt) ? (a.hash < b.hash ? -1 : 1) : BigInt(a.lt) < BigInt(b.lt) ? -1 : 1
+      )
     expect(back).toEqual(expected)
     expect(typeof back[0]?.lt).toBe("string")
     expect(back[0]?.shard).toBe("-9223372036854775808")

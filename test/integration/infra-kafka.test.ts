@@ -11,7 +11,12 @@ import { freePortPair } from "../support/infra.js"
 import { testKafka } from "../support/integration.js"
 
 const client = (brokers: ReadonlyArray<string>) =>
-  new Kafka({ clientId: "infra-test", brokers: [...brokers], logLevel: logLevel.NOTHING, retry: { retries: 30, maxRetryTime: 2000 } })
+  new Kafka({
+    clientId: "infra-test",
+    brokers: [...brokers],
+    logLevel: logLevel.NOTHING,
+    retry: { retries: 30, maxRetryTime: 2000 }
+  })
 
 const idempotentProducer = (kafka: Kafka): Producer =>
   kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false })

@@ -4,7 +4,11 @@
 import { randomBytes } from "node:crypto"
 import { join } from "node:path"
 import { inject } from "vitest"
-import { makeClickHouseClient, type ClickHouseClientConfig, type ClickHouseHandle } from "../../src/clickhouse/ClickHouse.js"
+import {
+  makeClickHouseClient,
+  type ClickHouseClientConfig,
+  type ClickHouseHandle
+} from "../../src/clickhouse/ClickHouse.js"
 import { applyMigrations } from "../../src/clickhouse/migrations.js"
 import type { TestInfra } from "./infra.js"
 
@@ -23,7 +27,12 @@ export const testInfra = (): TestInfra => {
   return infra
 }
 
-const slug = (label: string) => label.toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_|_$/g, "").slice(0, 40)
+const slug = (label: string) =>
+  label
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "_")
+    .replace(/^_|_$/g, "")
+    .slice(0, 40)
 
 export interface TestKafka {
   readonly brokers: ReadonlyArray<string>
@@ -58,7 +67,13 @@ export const testClickHouse = async (label = "t", options: { migrate?: boolean }
   const database = `test_${slug(label)}_${randomBytes(4).toString("hex")}`
   const config: ClickHouseClientConfig =
     infra.clickhouse.backend === "server"
-      ? { url: infra.clickhouse.url, user: infra.clickhouse.user, password: infra.clickhouse.password, database, dataDir: "" }
+      ? {
+          url: infra.clickhouse.url,
+          user: infra.clickhouse.user,
+          password: infra.clickhouse.password,
+          database,
+          dataDir: ""
+        }
       : {
           url: undefined,
           user: "default",
