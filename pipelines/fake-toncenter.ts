@@ -23,6 +23,8 @@ const FakeConfig = Config.all({
 
 const program = Effect.gen(function* () {
   const c = yield* FakeConfig
+  const started = performance.now()
+  const cpu = process.cpuUsage()
   const fake = yield* Effect.acquireRelease(
     Effect.promise(() =>
       startFakeToncenter({
@@ -48,9 +50,14 @@ const program = Effect.gen(function* () {
     (f) => Effect.promise(() => f.stop())
   )
   const stats = chainStats(fake.chain)
+  const used = process.cpuUsage(cpu)
+  const cpuSeconds = (used.user + used.system) / 1e6
   yield* Effect.logInfo(
     `fake toncenter on ${fake.url} (TONCENTER_URL=${fake.url}): ${fake.chain.name}, masterchain ` +
-      `${fake.chain.first}..${fake.chain.last} (head ${fake.head()}), ${stats.blocks} blocks, ${stats.txs} transactions`
+      `${fake.chain.first}..${fake.chain.last} (head ${fake.head()}), ${stats.blocks} blocks, ${stats.txs} transactions, ` +
+      `up to ${stats.maxShards} shards; ready in ${((performance.now() - started) / 1000).toFixed(1)} s wall, ` +
+      `${cpuSeconds.toFixed(1)} s cpu (${Math.round(stats.txs / Math.max(cpuSeconds, 1e-3))} tx per cpu-second, ` +
+      `cached on disk above 20000 tx)`
   )
   return yield* Effect.never
 })

@@ -44,7 +44,7 @@ export interface GenerateOptions {
   readonly cacheAboveTxs?: number
 }
 
-const GENERATOR_VERSION = 2
+const GENERATOR_VERSION = 3
 const ROUND_LT = 10_000_000_000n
 const BLOCK_LT = 10_000_000n
 const TX_LT = 10n
