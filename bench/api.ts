@@ -38,9 +38,13 @@ const AUTOCANNON_CLI = createRequire(import.meta.url).resolve("autocannon/autoca
 /** Runs the load generator as a child process, so its memory and CPU are not counted as the server's. */
 const autocannon = (url: string): Promise<AutocannonResult> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [AUTOCANNON_CLI, "-j", "-c", String(connections), "-d", String(seconds), url], {
-      stdio: ["ignore", "pipe", "ignore"]
-    })
+    const child = spawn(
+      process.execPath,
+      [AUTOCANNON_CLI, "-j", "-c", String(connections), "-d", String(seconds), url],
+      {
+        stdio: ["ignore", "pipe", "ignore"]
+      }
+    )
     let out = ""
     child.stdout.on("data", (d: Buffer) => (out += d.toString("utf8")))
     child.on("error", reject)
@@ -52,7 +56,10 @@ const autocannon = (url: string): Promise<AutocannonResult> =>
 const storeKind = process.env.BENCH_STORE ?? "memory"
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16)
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
-const FIXTURE = join(import.meta.dirname, "../../shared/fixtures/blocks/mainnet__0_8000000000000000_40484438__tongo-block-3.boc")
+const FIXTURE = join(
+  import.meta.dirname,
+  "../../shared/fixtures/blocks/mainnet__0_8000000000000000_40484438__tongo-block-3.boc"
+)
 
 /** The 510-transaction shard block with a stand-in masterchain block committing it. */
 const bundle = (): MasterchainBundle => {
@@ -85,7 +92,13 @@ const bundle = (): MasterchainBundle => {
     ...over
   })
   const shard = header({})
-  const mcId = { workchain: -1, shard: "-9223372036854775808", seqno: mcSeqno, root_hash: h.root_hash, file_hash: h.file_hash }
+  const mcId = {
+    workchain: -1,
+    shard: "-9223372036854775808",
+    seqno: mcSeqno,
+    root_hash: h.root_hash,
+    file_hash: h.file_hash
+  }
   return {
     schema_version: 1,
     network: "mainnet",
@@ -119,7 +132,8 @@ const openStore = async (b: MasterchainBundle): Promise<{ store: TxStore; close:
   await applyMigrations(handle.client)
   const rows = flattenBundles([b])
   for (const table of INSERT_ORDER) {
-    if (rows[table].length > 0) await handle.client.insert<object>({ table, values: rows[table], format: "JSONEachRow" })
+    if (rows[table].length > 0)
+      await handle.client.insert<object>({ table, values: rows[table], format: "JSONEachRow" })
   }
   return {
     store: new ClickHouseTxStore(handle.client),
@@ -135,8 +149,14 @@ const main = async () => {
   const { store, close } = await openStore(b)
   const blk = b.shard_blocks[0]!.id
   const targets: Array<[string, string]> = [
-    ["v2 getBlockTransactionsExt count=40", `/api/v2/getBlockTransactionsExt?workchain=0&shard=${blk.shard}&seqno=${blk.seqno}`],
-    ["v2 getBlockTransactionsExt count=256", `/api/v2/getBlockTransactionsExt?workchain=0&shard=${blk.shard}&seqno=${blk.seqno}&count=256`],
+    [
+      "v2 getBlockTransactionsExt count=40",
+      `/api/v2/getBlockTransactionsExt?workchain=0&shard=${blk.shard}&seqno=${blk.seqno}`
+    ],
+    [
+      "v2 getBlockTransactionsExt count=256",
+      `/api/v2/getBlockTransactionsExt?workchain=0&shard=${blk.shard}&seqno=${blk.seqno}&count=256`
+    ],
     ["v3 masterchainBlockShardState limit=100", `/api/v3/masterchainBlockShardState?seqno=${b.mc_seqno}`],
     ["v3 masterchainBlockShardState limit=1000", `/api/v3/masterchainBlockShardState?seqno=${b.mc_seqno}&limit=1000`]
   ]
@@ -152,13 +172,17 @@ const main = async () => {
     const app = buildApp({ store, config: { network: "mainnet", api: { keys: [], rateLimit: 0 }, cacheBytes } })
     const base = await app.listen({ host: "127.0.0.1", port: 0 })
     for (const [name, path] of targets) {
+      const t0 = performance.now()
       const check = await app.inject(path)
+      const single = performance.now() - t0
       if (check.statusCode !== 200) throw new Error(`${name}: ${check.statusCode} ${check.body.slice(0, 200)}`)
       const r = await autocannon(`${base}${path}`)
       console.log(
-        `${cacheBytes === 0 ? "cold" : "warm"} ${name.padEnd(41)} ${r.requests.average.toFixed(0).padStart(6)} req/s  ` +
+        `${cacheBytes === 0 ? "cold" : "warm"} ${name.padEnd(41)} ` +
+          `${r.requests.average.toFixed(0).padStart(6)} req/s  ` +
           `p50 ${String(r.latency.p50).padStart(5)} ms  p99 ${String(r.latency.p99).padStart(5)} ms  ` +
-          `body ${(check.body.length / 1024).toFixed(0)} KiB  non-2xx ${r.non2xx}  errors ${r.errors}`
+          `single ${single.toFixed(0).padStart(4)} ms  body ${(check.body.length / 1024).toFixed(0)} KiB  ` +
+          `done ${r.requests.total}  non-2xx ${r.non2xx}  errors ${r.errors}`
       )
     }
     await app.close()

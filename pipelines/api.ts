@@ -9,7 +9,9 @@ import { runMain } from "../src/infra/runMain.js"
 const program = Effect.gen(function* () {
   const { address } = yield* ApiServer
   const ch = yield* ClickHouse
-  yield* Console.log(`api: listening on ${address} (clickhouse ${ch.backend} ${ch.location}); docs at ${address}/api/docs`)
+  yield* Console.log(
+    `api: listening on ${address} (clickhouse ${ch.backend} ${ch.location}); docs at ${address}/api/docs`
+  )
   return yield* Effect.never
 })
 

@@ -37,7 +37,7 @@ export class ApiServer extends Context.Tag("ton-exporter/ApiServer")<
           catch: (e) =>
             new ApiServerError({
               reason: "ListenFailed",
-              message: `API_HOST=${api.host} API_PORT=${api.port}: cannot listen (${(e as Error)?.message ?? String(e)})`
+              message: `API_HOST=${api.host} API_PORT=${api.port}: cannot listen (${String((e as Error)?.message)})`
             })
         }),
         () => Effect.promise(() => app.close())

@@ -3,13 +3,7 @@
  * Invariant: implementations only expose data of masterchain blocks that are completely ingested, so a
  * block visible here never changes again (which is what lets the API mark such responses immutable).
  */
-import type {
-  AccountStateRecord,
-  BlockId,
-  BlockIdExt,
-  BlockRecord,
-  TransactionRecord
-} from "../ton/record.js"
+import type { AccountStateRecord, BlockId, BlockIdExt, BlockRecord, TransactionRecord } from "../ton/record.js"
 
 export type SortOrder = "asc" | "desc"
 

@@ -92,9 +92,7 @@ export const buildApp = ({ store, config, render, clock }: BuildAppOptions): Fas
   app.setNotFoundHandler(async (req, reply) => {
     const path = req.url.split("?", 1)[0]!
     const flavor = flavorOf(path)
-    const other = (["GET", "POST"] as const).some(
-      (m) => m !== req.method && app.hasRoute({ method: m, url: path })
-    )
+    const other = (["GET", "POST"] as const).some((m) => m !== req.method && app.hasRoute({ method: m, url: path }))
     const { status, body } = other
       ? errorBody(flavor, 405, "Method Not Allowed")
       : errorBody(flavor, 404, flavor === "v3" ? `route ${req.method} ${path} not found` : "Not Found")

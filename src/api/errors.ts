@@ -47,8 +47,7 @@ export interface ErrorBody {
 }
 
 export const errorBody = (flavor: ApiFlavor, status: number, message: string): ErrorBody =>
-  flavor === "v3"
-    ? { status, body: { error: message } }
-    : { status, body: { ok: false, error: message, code: status } }
+  flavor === "v3" ? { status, body: { error: message } } : { status, body: { ok: false, error: message, code: status } }
 
-export const apiErrorBody = (flavor: ApiFlavor, e: ApiError): ErrorBody => errorBody(flavor, statusOf[e.reason], e.message)
+export const apiErrorBody = (flavor: ApiFlavor, e: ApiError): ErrorBody =>
+  errorBody(flavor, statusOf[e.reason], e.message)

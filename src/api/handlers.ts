@@ -67,7 +67,18 @@ const withExtra = async (deps: Deps, key: string, produce: (extra: string) => Pr
 /** v2 getBlockTransactionsExt: the `result` (ton-http-api's `blocks.transactionsExt`) as JSON text. */
 export const blockTransactionsExt = async (deps: Deps, q: Query): Promise<string> => {
   const req = parseBlockTransactionsExt(q)
-  const key = `v2tx|${req.id.workchain}|${req.id.shard}|${req.id.seqno}|${req.hashes?.root_hash}|${req.hashes?.file_hash}|${req.after?.account}|${req.after?.lt}|${req.count}`
+  const { id, hashes, after, count } = req
+  const key = [
+    "v2tx",
+    id.workchain,
+    id.shard,
+    id.seqno,
+    hashes?.root_hash,
+    hashes?.file_hash,
+    after?.account,
+    after?.lt,
+    count
+  ].join("|")
   return withExtra(deps, key, (fresh) => blockTransactionsExtResult(deps, req, fresh))
 }
 
@@ -139,7 +150,9 @@ const transactionsBody = async (
   if (txs.length === 0) return { transactions: [], address_book: {} }
   const [states, codeHashes] = await Promise.all([
     deps.store.accountStates(stateHashes(txs)),
-    withAddressBook ? deps.store.codeHashes(addressBookAddresses(txs)) : Promise.resolve(new Map<string, string | null>())
+    withAddressBook
+      ? deps.store.codeHashes(addressBookAddresses(txs))
+      : Promise.resolve(new Map<string, string | null>())
   ])
   const book = withAddressBook ? deps.render.addressBook(txs, codeHashes, { testnet: deps.testnet }) : {}
   return {
@@ -165,5 +178,9 @@ const blocksBody = async (deps: Deps, seqno: number, limit: number, offset: numb
     deps.store.shardBlocksOfMc(seqno)
   ])
   if (!done || mc === null) throw notFound(`masterchain block ${seqno} not found`)
-  return { blocks: blocksOfMc(mc, shardBlocks).slice(offset, offset + limit).map(renderV3Block) }
+  return {
+    blocks: blocksOfMc(mc, shardBlocks)
+      .slice(offset, offset + limit)
+      .map(renderV3Block)
+  }
 }

@@ -16,7 +16,8 @@ const goEscapes: Record<string, string> = {
 }
 
 // These characters cannot occur in JSON outside string literals, so a global replace only touches strings.
-export const goJson = (value: unknown): string => JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => goEscapes[c]!)
+export const goJson = (value: unknown): string =>
+  JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => goEscapes[c]!)
 
 /** A copy of a string-keyed map with keys in Go's map order (byte-wise ascending). */
 export const sortedRecord = <V>(entries: Iterable<readonly [string, V]>): Record<string, V> => {

@@ -72,36 +72,59 @@ const securityParameters = [
 export const DOCS_HTML = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>API docs</title>
 <style>
-body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:60em;padding:0 1em;color:#222}
-h2{font-size:1.05em;margin:1.6em 0 .3em}code,pre{font:12px ui-monospace,monospace}
-.m{display:inline-block;min-width:3.5em;font-weight:bold;color:#fff;background:#357;padding:0 .4em;border-radius:3px}
-.m.post{background:#573}table{border-collapse:collapse;margin:.4em 0}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left;vertical-align:top}
-pre{background:#f5f5f5;padding:.6em;overflow:auto;max-height:24em}input{width:22em}
+body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 60em; padding: 0 1em; color: #222 }
+h2 { font-size: 1.05em; margin: 1.6em 0 .3em }
+code, pre { font: 12px ui-monospace, monospace }
+.m { display: inline-block; min-width: 3.5em; font-weight: bold; color: #fff; background: #357; padding: 0 .4em }
+.m.post { background: #573 }
+table { border-collapse: collapse; margin: .4em 0 }
+td, th { border: 1px solid #ccc; padding: .2em .5em; text-align: left; vertical-align: top }
+pre { background: #f5f5f5; padding: .6em; overflow: auto; max-height: 24em }
+input { width: 22em }
 </style></head><body>
-<h1>TON transactions API</h1><p id="d"></p><p>Machine-readable: <a href="/api/openapi.json">/api/openapi.json</a></p><div id="ops"></div>
+<h1>TON transactions API</h1>
+<p id="d"></p>
+<p>Machine-readable: <a href="/api/openapi.json">/api/openapi.json</a></p>
+<div id="ops"></div>
 <script>
-const esc=(s)=>String(s??"").replace(/[&<>"]/g,(c)=>({"&":"&amp;","<":"&lt;",">":"&gt;",'"':"&quot;"}[c]));
-fetch("/api/openapi.json").then((r)=>r.json()).then((doc)=>{
-  document.getElementById("d").textContent=doc.info.description;
-  const root=document.getElementById("ops");
-  for(const [path,ops] of Object.entries(doc.paths))for(const [method,op] of Object.entries(ops)){
-    const sec=document.createElement("section");
-    const params=(op.parameters||[]).filter((p)=>p.in==="query");
-    sec.innerHTML="<h2><span class='m "+method+"'>"+method.toUpperCase()+"</span> <code>"+esc(path)+"</code></h2><p>"+esc(op.summary)+"</p>"+
-      "<form><table><tr><th>parameter</th><th>value</th><th>description</th></tr>"+
-      params.map((p)=>"<tr><td><code>"+esc(p.name)+"</code>"+(p.required?" *":"")+"</td><td><input name='"+esc(p.name)+"' placeholder='"+esc((p.schema.examples||[""])[0])+"'></td><td>"+esc(p.description)+"</td></tr>").join("")+
-      "</table>"+(op.requestBody?"<textarea name='__body' rows='5' cols='80'>{\\"jsonrpc\\":\\"2.0\\",\\"id\\":1,\\"method\\":\\"shards\\",\\"params\\":{\\"seqno\\":39984096}}</textarea><br>":"")+
-      "<button>Send</button> <span class='s'></span></form><pre hidden></pre>";
-    sec.querySelector("form").addEventListener("submit",async(ev)=>{
-      ev.preventDefault();const f=new FormData(ev.target);const q=new URLSearchParams();
-      for(const [k,v] of f)if(k!=="__body"&&v!=="")q.set(k,v);
-      const init=method==="post"?{method:"POST",headers:{"content-type":"application/json"},body:f.get("__body")}:{};
-      const res=await fetch(path+(q.size?"?"+q:""),init);const pre=sec.querySelector("pre");
-      sec.querySelector(".s").textContent=res.status+" "+(res.headers.get("cache-control")||"");
-      const t=await res.text();try{pre.textContent=JSON.stringify(JSON.parse(t),null,2)}catch{pre.textContent=t}pre.hidden=false;
-    });
-    root.appendChild(sec);
+const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => "&#" + c.charCodeAt(0) + ";")
+const RPC_EXAMPLE = '{"jsonrpc":"2.0","id":1,"method":"shards","params":{"seqno":39984096}}'
+const row = (p) =>
+  "<tr><td><code>" + esc(p.name) + "</code>" + (p.required ? " *" : "") + "</td>" +
+  "<td><input name='" + esc(p.name) + "' placeholder='" + esc((p.schema.examples || [""])[0]) + "'></td>" +
+  "<td>" + esc(p.description) + "</td></tr>"
+const section = (path, method, op) => {
+  const sec = document.createElement("section")
+  const params = (op.parameters || []).filter((p) => p.in === "query")
+  sec.innerHTML =
+    "<h2><span class='m " + method + "'>" + method.toUpperCase() + "</span> <code>" + esc(path) + "</code></h2>" +
+    "<p>" + esc(op.summary) + "</p><form><table><tr><th>parameter</th><th>value</th><th>description</th></tr>" +
+    params.map(row).join("") + "</table>" +
+    (op.requestBody ? "<textarea name='__body' rows='4' cols='80'>" + esc(RPC_EXAMPLE) + "</textarea><br>" : "") +
+    "<button>Send</button> <span class='s'></span></form><pre hidden></pre>"
+  sec.querySelector("form").addEventListener("submit", async (ev) => {
+    ev.preventDefault()
+    const form = new FormData(ev.target)
+    const q = new URLSearchParams()
+    for (const [k, v] of form) if (k !== "__body" && v !== "") q.set(k, v)
+    const init = method === "post"
+      ? { method: "POST", headers: { "content-type": "application/json" }, body: form.get("__body") }
+      : {}
+    const res = await fetch(path + (q.toString() ? "?" + q : ""), init)
+    const pre = sec.querySelector("pre")
+    sec.querySelector(".s").textContent = res.status + " " + (res.headers.get("cache-control") || "")
+    const text = await res.text()
+    try { pre.textContent = JSON.stringify(JSON.parse(text), null, 2) } catch { pre.textContent = text }
+    pre.hidden = false
+  })
+  return sec
+}
+fetch("/api/openapi.json").then((r) => r.json()).then((doc) => {
+  document.getElementById("d").textContent = doc.info.description
+  const root = document.getElementById("ops")
+  for (const [path, ops] of Object.entries(doc.paths)) {
+    for (const [method, op] of Object.entries(ops)) root.appendChild(section(path, method, op))
   }
-});
+})
 </script></body></html>
 `

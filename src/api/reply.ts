@@ -16,7 +16,12 @@ export const NO_STORE = "no-store"
 export const ADDRESS_BOOK_CACHE = "public, max-age=60"
 
 /** Sends JSON text that is already in the right dialect. */
-export const sendText = (reply: FastifyReply, status: number, text: string, cacheControl: string = NO_STORE): FastifyReply =>
+export const sendText = (
+  reply: FastifyReply,
+  status: number,
+  text: string,
+  cacheControl: string = NO_STORE
+): FastifyReply =>
   reply
     .code(status)
     .header("content-type", "application/json")

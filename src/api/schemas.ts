@@ -12,7 +12,8 @@ const str = (description: string, extra: Record<string, unknown> = {}) => ({
   ...extra
 })
 
-export const intText = (description: string, example: string) => str(`${description} (decimal integer)`, { examples: [example] })
+export const intText = (description: string, example: string) =>
+  str(`${description} (decimal integer)`, { examples: [example] })
 
 export const hashText = (description: string) =>
   str(`${description}: 32 bytes as base64, url-safe base64 or hex`, {
@@ -48,7 +49,8 @@ const v2BlockIdExtSchema = {
 const rawTransactionSchema = {
   type: "object",
   description:
-    "tonlib raw.transaction: @type, address, utime, data, transaction_id, fee, storage_fee, other_fee, in_msg (absent when none), out_msgs, account",
+    "tonlib raw.transaction: @type, address, utime, data, transaction_id, fee, storage_fee, other_fee, " +
+    "in_msg (absent when none), out_msgs, account",
   additionalProperties: true
 } as const
 
@@ -113,7 +115,9 @@ export const jsonRpcResponseSchema = {
 const v3TransactionSchema = {
   type: "object",
   description:
-    "ton-index-go Transaction: account, hash, lt, now, mc_block_seqno, trace_id, prev_trans_hash, prev_trans_lt, orig_status, end_status, total_fees, total_fees_extra_currencies, description, block_ref, in_msg (nullable), out_msgs, account_state_before, account_state_after, emulated",
+    "ton-index-go Transaction: account, hash, lt, now, mc_block_seqno, trace_id, prev_trans_hash, prev_trans_lt, " +
+    "orig_status, end_status, total_fees, total_fees_extra_currencies, description, block_ref, in_msg (nullable), " +
+    "out_msgs, account_state_before, account_state_after, emulated",
   additionalProperties: true
 } as const
 

@@ -75,7 +75,10 @@ export const checkGate = (gate: Gate, req: FastifyRequest): void => {
   if (gate.keys.size > 0 && (key === undefined || !gate.keys.has(key))) {
     throw new ApiError({ reason: "unauthorized", message: API_KEY_ERROR })
   }
-  if (gate.limiter !== null && !gate.limiter.take(key !== undefined && gate.keys.has(key) ? `key:${key}` : `ip:${req.ip}`)) {
+  if (
+    gate.limiter !== null &&
+    !gate.limiter.take(key !== undefined && gate.keys.has(key) ? `key:${key}` : `ip:${req.ip}`)
+  ) {
     throw new ApiError({ reason: "rate_limited", message: RATE_LIMIT_ERROR })
   }
 }

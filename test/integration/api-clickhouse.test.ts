@@ -29,7 +29,13 @@ const shared = (rel: string): any => JSON.parse(fs.readFileSync(path.join(SHARED
 const blockPiBundle = (): MasterchainBundle => {
   const fixture = shared("v2/blockpi-official-docs__v2_getBlockTransactionsExt__mc-39984096.json")
   const h = shared("v2/blockpi-official-docs__v2_getBlockHeader__mainnet_mc-39984096.json").result
-  const id: BlockIdExt = { workchain: -1, shard: h.id.shard, seqno: h.id.seqno, root_hash: h.id.root_hash, file_hash: h.id.file_hash }
+  const id: BlockIdExt = {
+    workchain: -1,
+    shard: h.id.shard,
+    seqno: h.id.seqno,
+    root_hash: h.id.root_hash,
+    file_hash: h.id.file_hash
+  }
   const mc: BlockRecord = {
     id,
     mc_block_seqno: id.seqno,
@@ -119,7 +125,9 @@ describe("API over ClickHouse after ingestion", () => {
         expect(res.statusCode).toBe(200)
         const limit = q.includes("limit=7") ? 7 : q.includes("limit=1000") ? 1000 : 100
         const offset = q.includes("offset=3") ? 3 : 0
-        expect(JSON.parse(res.body).transactions.length).toBe(Math.max(0, Math.min(limit, b.transactions.length - offset)))
+        expect(JSON.parse(res.body).transactions.length).toBe(
+          Math.max(0, Math.min(limit, b.transactions.length - offset))
+        )
         await both(`/api/v3/transactionsByMasterchainBlock?seqno=${s}${q}`)
       }
       await both(`/api/v3/masterchainBlockShards?seqno=${s}`)
@@ -137,13 +145,17 @@ describe("API over ClickHouse after ingestion", () => {
 
   it("answers 404 for blocks that were never ingested, in both dialects", async () => {
     expect((await both("/api/v3/masterchainBlockShardState?seqno=3")).statusCode).toBe(404)
-    expect((await both("/api/v2/getBlockTransactionsExt?workchain=0&shard=-9223372036854775808&seqno=3")).statusCode).toBe(404)
+    expect(
+      (await both("/api/v2/getBlockTransactionsExt?workchain=0&shard=-9223372036854775808&seqno=3")).statusCode
+    ).toBe(404)
     expect((await both("/api/v2/shards?seqno=3")).statusCode).toBe(404)
   })
 
   it("reproduces BlockPI's getBlockTransactionsExt for mc 39984096 byte for byte apart from @extra", async () => {
     const fixture = shared("v2/blockpi-official-docs__v2_getBlockTransactionsExt__mc-39984096.json")
-    const res = await fromClickHouse.inject("/api/v2/getBlockTransactionsExt?workchain=-1&shard=-9223372036854775808&seqno=39984096")
+    const res = await fromClickHouse.inject(
+      "/api/v2/getBlockTransactionsExt?workchain=-1&shard=-9223372036854775808&seqno=39984096"
+    )
     const body = JSON.parse(res.body)
     expect(body.result["@extra"]).toMatch(/^\d{10}\.\d+:\d+:0\.\d+$/)
     body.result["@extra"] = fixture.result["@extra"]
@@ -184,7 +196,9 @@ describe("API over ClickHouse after ingestion", () => {
         cursor = `&after_lt=${last.transaction_id.lt}&after_hash=${last.account.split(":")[1]}`
       }
       expect(seen, `count=${count}`).toEqual(expected)
-      console.log(`api over clickhouse: count=${count} walk of 510 txs in ${pages} pages, ${((performance.now() - t0) / pages).toFixed(1)} ms/page`)
+      console.log(
+        `api over clickhouse: count=${count} walk of 510 txs in ${pages} pages, ${((performance.now() - t0) / pages).toFixed(1)} ms/page`
+      )
     })
   }
 })

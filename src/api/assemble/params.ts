@@ -21,7 +21,8 @@ export const single = (name: string, raw: QueryValue): string | undefined => {
   if (raw === undefined || raw === null) return undefined
   if (Array.isArray(raw)) throw invalid(`${name}: given more than once`)
   if (typeof raw === "number") {
-    if (!Number.isSafeInteger(raw)) throw invalid(`${name}: ${raw} is not an exact integer; send large numbers as strings`)
+    if (!Number.isSafeInteger(raw))
+      throw invalid(`${name}: ${raw} is not an exact integer; send large numbers as strings`)
     return String(raw)
   }
   if (typeof raw === "boolean") return String(raw)
@@ -57,7 +58,8 @@ export const parseShard = (name: string, raw: QueryValue): string => {
 }
 
 /** Signed 64-bit decimal shard -> upper-case hex of its unsigned value, as ton-index-go prints ShardId. */
-export const shardHex = (signedDecimal: string): string => BigInt.asUintN(64, BigInt(signedDecimal)).toString(16).toUpperCase()
+export const shardHex = (signedDecimal: string): string =>
+  BigInt.asUintN(64, BigInt(signedDecimal)).toString(16).toUpperCase()
 
 const HEX64 = /^[0-9a-fA-F]{64}$/
 const B64_44 = /^[A-Za-z0-9+/_-]{43}=$/

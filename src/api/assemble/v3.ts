@@ -7,7 +7,16 @@
 import { invalid } from "../errors.js"
 import type { SortOrder } from "../TxStore.js"
 import type { BlockRecord, TransactionRecord } from "../../ton/record.js"
-import { INT32_MAX, INT64_MAX, INT64_MIN, optionalInt, requiredInt, shardHex, single, type QueryValue } from "./params.js"
+import {
+  INT32_MAX,
+  INT64_MAX,
+  INT64_MIN,
+  optionalInt,
+  requiredInt,
+  shardHex,
+  single,
+  type QueryValue
+} from "./params.js"
 
 export interface Paging {
   readonly limit: number
@@ -48,7 +57,8 @@ export const parsePaging = (q: Readonly<Record<string, QueryValue>>, rules: Pagi
   return { limit, offset, sort: parseSort(q.sort) }
 }
 
-export const parseMcSeqno = (q: Readonly<Record<string, QueryValue>>): number => requiredInt("seqno", q.seqno, 0n, INT32_MAX)
+export const parseMcSeqno = (q: Readonly<Record<string, QueryValue>>): number =>
+  requiredInt("seqno", q.seqno, 0n, INT32_MAX)
 
 /** Whether the client asked to skip the address book (header X-No-Address-Book or query x_no_address_book). */
 export const noAddressBook = (header: unknown, query: QueryValue): boolean => {

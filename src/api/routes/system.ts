@@ -16,9 +16,14 @@ export const systemRoutes: FastifyPluginAsync<{
       const last = await store.lastDoneMcSeqno()
       return reply.header("cache-control", "no-store").send({ status: "ok", last_mc_seqno: last })
     } catch (e) {
-      return reply.code(503).header("cache-control", "no-store").send({ status: "unavailable", error: String(e) })
+      return reply
+        .code(503)
+        .header("cache-control", "no-store")
+        .send({ status: "unavailable", error: String(e) })
     }
   })
   app.get("/api/openapi.json", { schema: hidden }, async (_req, reply) => reply.send(openapi()))
-  app.get("/api/docs", { schema: hidden }, async (_req, reply) => reply.type("text/html; charset=utf-8").send(DOCS_HTML))
+  app.get("/api/docs", { schema: hidden }, async (_req, reply) =>
+    reply.type("text/html; charset=utf-8").send(DOCS_HTML)
+  )
 }

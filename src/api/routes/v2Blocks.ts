@@ -66,7 +66,8 @@ export const v2BlockRoutes: FastifyPluginAsync<{ deps: Deps }> = async (app, { d
         response: v2Responses(v2BlockTransactionsExtSchema)
       }
     },
-    async (req, reply) => sendText(reply, 200, restBody(await blockTransactionsExt(deps, req.query as Query)), IMMUTABLE)
+    async (req, reply) =>
+      sendText(reply, 200, restBody(await blockTransactionsExt(deps, req.query as Query)), IMMUTABLE)
   )
 
   app.get(
@@ -89,7 +90,12 @@ export const v2BlockRoutes: FastifyPluginAsync<{ deps: Deps }> = async (app, { d
         summary: "JSON-RPC access to getBlockTransactionsExt and shards",
         tags: ["v2"],
         body: jsonRpcBodySchema,
-        response: { 200: jsonRpcResponseSchema, 404: jsonRpcResponseSchema, 422: jsonRpcResponseSchema, 429: v2ErrorSchema }
+        response: {
+          200: jsonRpcResponseSchema,
+          404: jsonRpcResponseSchema,
+          422: jsonRpcResponseSchema,
+          429: v2ErrorSchema
+        }
       }
     },
     async (req, reply) => {

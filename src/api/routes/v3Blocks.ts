@@ -28,6 +28,11 @@ export const v3BlockRoutes: FastifyPluginAsync<{ deps: Deps }> = async (app, { d
       }
     },
     async (req, reply) =>
-      sendText(reply, 200, await masterchainBlockShards(deps, req.query as Readonly<Record<string, QueryValue>>), IMMUTABLE)
+      sendText(
+        reply,
+        200,
+        await masterchainBlockShards(deps, req.query as Readonly<Record<string, QueryValue>>),
+        IMMUTABLE
+      )
   )
 }

@@ -17,7 +17,12 @@ export const transactionsQuery = querySchema(
     seqno: intText("Masterchain block seqno", "39984096"),
     limit: intText("Page size, 1..1000 (default 100; values below 1 count as 1)", "100"),
     offset: intText("Rows to skip (default 0)", "0"),
-    sort: { type: "string", maxLength: 100, description: "asc | desc (default desc): by lt, then account", examples: ["desc"] },
+    sort: {
+      type: "string",
+      maxLength: 100,
+      description: "asc | desc (default desc): by lt, then account",
+      examples: ["desc"]
+    },
     x_no_address_book: { type: "string", maxLength: 10, description: "Any non-empty value skips the address book" }
   },
   ["seqno"]

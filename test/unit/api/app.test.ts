@@ -201,9 +201,14 @@ describe("edges: unknown routes, methods, keys, limits, operations", () => {
     const none = await app.inject(`/api/v2/shards?seqno=${BIG_MC}`)
     expect(none.statusCode).toBe(401)
     expect(none.body).toBe('{"ok":false,"error":"API key does not exist","code":401}')
-    const wrong = await app.inject({ url: `/api/v3/masterchainBlockShards?seqno=${BIG_MC}`, headers: { "x-api-key": "k2" } })
+    const wrong = await app.inject({
+      url: `/api/v3/masterchainBlockShards?seqno=${BIG_MC}`,
+      headers: { "x-api-key": "k2" }
+    })
     expect(wrong.body).toBe('{"error":"API key does not exist"}')
-    expect((await app.inject({ url: `/api/v2/shards?seqno=${BIG_MC}`, headers: { "x-api-key": "k1" } })).statusCode).toBe(200)
+    expect(
+      (await app.inject({ url: `/api/v2/shards?seqno=${BIG_MC}`, headers: { "x-api-key": "k1" } })).statusCode
+    ).toBe(200)
     expect((await app.inject(`/api/v2/shards?seqno=${BIG_MC}&api_key=k1`)).statusCode).toBe(200)
     expect((await app.inject("/health")).statusCode).toBe(200)
   })

@@ -116,7 +116,13 @@ describe("v3 blocks", () => {
   const fromV3 = (b: Record<string, any>): BlockRecord & Record<string, unknown> => {
     const signed = (hex: string) => BigInt.asIntN(64, BigInt(`0x${hex}`)).toString()
     return {
-      id: { workchain: b.workchain, shard: signed(b.shard), seqno: b.seqno, root_hash: b.root_hash, file_hash: b.file_hash },
+      id: {
+        workchain: b.workchain,
+        shard: signed(b.shard),
+        seqno: b.seqno,
+        root_hash: b.root_hash,
+        file_hash: b.file_hash
+      },
       mc_block_seqno: b.masterchain_block_ref.seqno,
       global_id: b.global_id,
       version: b.version,
@@ -170,6 +176,14 @@ describe("JSON dialects", () => {
   })
 
   it("sorts map keys byte-wise like Go", () => {
-    expect(Object.keys(sortedRecord([["0:B", 1], ["-1:A", 2], ["0:A", 3]]))).toEqual(["-1:A", "0:A", "0:B"])
+    expect(
+      Object.keys(
+        sortedRecord([
+          ["0:B", 1],
+          ["-1:A", 2],
+          ["0:A", 3]
+        ])
+      )
+    ).toEqual(["-1:A", "0:A", "0:B"])
   })
 })

@@ -37,7 +37,10 @@ describe("cached answers", () => {
   it("serves a repeated v2 request without the store, with a fresh @extra and otherwise the same bytes", async () => {
     const { store, shardBlock } = bigBlockWorld()
     let r = 0.25
-    const app = appFor(store, { config: { cacheBytes: 1 << 24 }, clock: { nowMs: () => 1724745562000, random: () => (r += 0.125) } })
+    const app = appFor(store, {
+      config: { cacheBytes: 1 << 24 },
+      clock: { nowMs: () => 1724745562000, random: () => (r += 0.125) }
+    })
     const url = `/api/v2/getBlockTransactionsExt?workchain=0&shard=${SHARD}&seqno=${shardBlock.id.seqno}&count=7`
     const first = await app.inject(url)
     store.calls.length = 0

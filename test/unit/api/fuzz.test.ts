@@ -11,14 +11,50 @@ const rng = (seed: number) => () => {
 
 /** Values no integer parameter accepts. */
 const badInts = [
-  "abc", "-", "+", "1.5", "1e3", "0x1f", "1_000", " 1", "1 ", "NaN", "Infinity", "-Infinity", "null", "true", "[]",
-  "{}", "1;DROP TABLE transactions", "1' OR '1'='1", "1) UNION SELECT * FROM blocks --", "<script>alert(1)</script>",
-  "%00", "１２３", "9".repeat(40), "-".repeat(5), "1,2", "\u0000", "${7*7}", "../../etc/passwd", "٣"
+  "abc",
+  "-",
+  "+",
+  "1.5",
+  "1e3",
+  "0x1f",
+  "1_000",
+  " 1",
+  "1 ",
+  "NaN",
+  "Infinity",
+  "-Infinity",
+  "null",
+  "true",
+  "[]",
+  "{}",
+  "1;DROP TABLE transactions",
+  "1' OR '1'='1",
+  "1) UNION SELECT * FROM blocks --",
+  "<script>alert(1)</script>",
+  "%00",
+  "１２３",
+  "9".repeat(40),
+  "-".repeat(5),
+  "1,2",
+  "\u0000",
+  "${7*7}",
+  "../../etc/passwd",
+  "٣"
 ]
 /** Values no hash parameter accepts. */
 const badHashes = [
-  "abc", "00", "0".repeat(63), "0".repeat(65), "z".repeat(64), "A".repeat(44), "=".repeat(44), "A".repeat(43) + "!",
-  "' OR 1=1 --", "<img src=x>", "%2e%2e", "x".repeat(5000)
+  "abc",
+  "00",
+  "0".repeat(63),
+  "0".repeat(65),
+  "z".repeat(64),
+  "A".repeat(44),
+  "=".repeat(44),
+  "A".repeat(43) + "!",
+  "' OR 1=1 --",
+  "<img src=x>",
+  "%2e%2e",
+  "x".repeat(5000)
 ]
 
 const enc = encodeURIComponent
@@ -36,20 +72,44 @@ const v2Cases = (r: () => number, seqno: number): Case[] => {
   const good: Record<string, string> = { workchain: "0", shard: SHARD, seqno: String(seqno) }
   const out: Case[] = []
   const url = (q: Record<string, string>) =>
-    `/api/v2/getBlockTransactionsExt?${Object.entries(q).map(([k, v]) => `${k}=${enc(v)}`).join("&")}`
+    `/api/v2/getBlockTransactionsExt?${Object.entries(q)
+      .map(([k, v]) => `${k}=${enc(v)}`)
+      .join("&")}`
   for (let i = 0; i < 150; i++) {
     const q = { ...good }
     switch (i % 10) {
-      case 0: q.workchain = pick(badInts); break
-      case 1: q.shard = pick([...badInts, "0", "9223372036854775808", "-9223372036854775809"]); break
-      case 2: q.seqno = pick([...badInts, "-1", "4294967296"]); break
-      case 3: q.count = pick([...badInts, "0", "-5", "10001", "99999999999"]); break
-      case 4: q.after_lt = pick([...badInts, "-1", "9223372036854775808"]); break
-      case 5: q.after_hash = pick(badHashes); break
-      case 6: q.root_hash = pick(badHashes); q.file_hash = pick(badHashes); break
-      case 7: delete q[pick(["workchain", "shard", "seqno"])]; break
-      case 8: q.seqno = "1"; q.workchain = pick(["5", "-2", "2147483647"]); break // well-formed but absent: 404
-      default: out.push({ method: "GET", url: `${url(q)}&seqno=${seqno}` }); continue // repeated parameter
+      case 0:
+        q.workchain = pick(badInts)
+        break
+      case 1:
+        q.shard = pick([...badInts, "0", "9223372036854775808", "-9223372036854775809"])
+        break
+      case 2:
+        q.seqno = pick([...badInts, "-1", "4294967296"])
+        break
+      case 3:
+        q.count = pick([...badInts, "0", "-5", "10001", "99999999999"])
+        break
+      case 4:
+        q.after_lt = pick([...badInts, "-1", "9223372036854775808"])
+        break
+      case 5:
+        q.after_hash = pick(badHashes)
+        break
+      case 6:
+        q.root_hash = pick(badHashes)
+        q.file_hash = pick(badHashes)
+        break
+      case 7:
+        delete q[pick(["workchain", "shard", "seqno"])]
+        break
+      case 8:
+        q.seqno = "1"
+        q.workchain = pick(["5", "-2", "2147483647"])
+        break // well-formed but absent: 404
+      default:
+        out.push({ method: "GET", url: `${url(q)}&seqno=${seqno}` })
+        continue // repeated parameter
     }
     out.push({ method: "GET", url: url(q) })
   }
@@ -66,12 +126,28 @@ const v2Cases = (r: () => number, seqno: number): Case[] => {
 const rpcCases = (r: () => number, seqno: number): Case[] => {
   const pick = <T>(xs: ReadonlyArray<T>): T => xs[Math.floor(r() * xs.length)]!
   const bodies = [
-    "", "{", "[]", "null", "42", '"x"', "{}", '{"method":1}', '{"method":null}', '{"method":"nope"}',
-    '{"method":"shards","params":[]}', '{"method":"shards","params":"x"}', '{"method":"shards","params":{}}',
-    '{"method":"shards","params":{"seqno":-1}}', '{"method":"shards","params":{"seqno":1.5}}',
-    '{"method":"shards","params":{"seqno":{"$gt":0}}}', '{"method":"shards","params":{"seqno":99999999999999999999}}',
-    '{"method":"shards","params":{"seqno":1}}', '{"method":"shards","params":{"seqno":1},"id":{"a":1}}',
-    '{"method":"__proto__","params":{}}', '{"method":"constructor","params":{}}', '{"method":"toString"}',
+    "",
+    "{",
+    "[]",
+    "null",
+    "42",
+    '"x"',
+    "{}",
+    '{"method":1}',
+    '{"method":null}',
+    '{"method":"nope"}',
+    '{"method":"shards","params":[]}',
+    '{"method":"shards","params":"x"}',
+    '{"method":"shards","params":{}}',
+    '{"method":"shards","params":{"seqno":-1}}',
+    '{"method":"shards","params":{"seqno":1.5}}',
+    '{"method":"shards","params":{"seqno":{"$gt":0}}}',
+    '{"method":"shards","params":{"seqno":99999999999999999999}}',
+    '{"method":"shards","params":{"seqno":1}}',
+    '{"method":"shards","params":{"seqno":1},"id":{"a":1}}',
+    '{"method":"__proto__","params":{}}',
+    '{"method":"constructor","params":{}}',
+    '{"method":"toString"}',
     `{"method":"getBlockTransactionsExt","params":{"workchain":0,"shard":${SHARD},"seqno":${seqno},"count":0}}`,
     `{"method":"getBlockTransactionsExt","params":{"workchain":0,"shard":0,"seqno":${seqno}}}`,
     `{"method":"getBlockTransactionsExt","params":{"workchain":0,"shard":${SHARD},"seqno":${seqno},"after_hash":"zz"}}`,
@@ -79,7 +155,12 @@ const rpcCases = (r: () => number, seqno: number): Case[] => {
     `{"method":"getBlockTransactionsExt","params":{"workchain":"0; DROP","shard":${SHARD},"seqno":${seqno}}}`,
     `{"method":"shards","params":{"seqno":"1"},"pad":"${"x".repeat(70_000)}"}`
   ]
-  const out: Case[] = bodies.map((payload) => ({ method: "POST", url: "/api/v2/jsonRPC", payload, contentType: "application/json" }))
+  const out: Case[] = bodies.map((payload) => ({
+    method: "POST",
+    url: "/api/v2/jsonRPC",
+    payload,
+    contentType: "application/json"
+  }))
   for (let i = 0; i < 30; i++) {
     out.push({
       method: "POST",
@@ -88,7 +169,12 @@ const rpcCases = (r: () => number, seqno: number): Case[] => {
       contentType: "application/json"
     })
   }
-  out.push({ method: "POST", url: "/api/v2/jsonRPC", payload: "method=shards", contentType: "application/x-www-form-urlencoded" })
+  out.push({
+    method: "POST",
+    url: "/api/v2/jsonRPC",
+    payload: "method=shards",
+    contentType: "application/x-www-form-urlencoded"
+  })
   out.push({ method: "POST", url: "/api/v2/jsonRPC", payload: "<xml/>", contentType: "text/xml" })
   return out
 }
@@ -96,21 +182,44 @@ const rpcCases = (r: () => number, seqno: number): Case[] => {
 const v3Cases = (r: () => number): Case[] => {
   const pick = <T>(xs: ReadonlyArray<T>): T => xs[Math.floor(r() * xs.length)]!
   const out: Case[] = []
-  const paths = ["/api/v3/masterchainBlockShardState", "/api/v3/transactionsByMasterchainBlock", "/api/v3/masterchainBlockShards"]
+  const paths = [
+    "/api/v3/masterchainBlockShardState",
+    "/api/v3/transactionsByMasterchainBlock",
+    "/api/v3/masterchainBlockShards"
+  ]
   for (let i = 0; i < 150; i++) {
     const path = paths[i % 3]!
     const q: Record<string, string> = { seqno: String(BIG_MC) }
     switch (i % 6) {
-      case 0: q.seqno = pick([...badInts, "-1", "4294967296"]); break
-      case 1: q.limit = pick([...badInts, "1001", "99999999999999999999"]); break
-      case 2: q.offset = pick([...badInts, "1000001"]); break
-      case 3: if (path.endsWith("Shards")) q.limit = "5000"; else q.sort = pick(["up", "ascending", "1", "' OR 1=1", "<b>"]); break
-      case 4: delete q.seqno; break
-      default: q.seqno = pick(["1", "2", "0", "2147483647"]); break // well-formed, not ingested: 404
+      case 0:
+        q.seqno = pick([...badInts, "-1", "4294967296"])
+        break
+      case 1:
+        q.limit = pick([...badInts, "1001", "99999999999999999999"])
+        break
+      case 2:
+        q.offset = pick([...badInts, "1000001"])
+        break
+      case 3:
+        if (path.endsWith("Shards")) q.limit = "5000"
+        else q.sort = pick(["up", "ascending", "1", "' OR 1=1", "<b>"])
+        break
+      case 4:
+        delete q.seqno
+        break
+      default:
+        q.seqno = pick(["1", "2", "0", "2147483647"])
+        break // well-formed, not ingested: 404
     }
-    out.push({ method: "GET", url: `${path}?${Object.entries(q).map(([k, v]) => `${k}=${enc(v)}`).join("&")}` })
+    out.push({
+      method: "GET",
+      url: `${path}?${Object.entries(q)
+        .map(([k, v]) => `${k}=${enc(v)}`)
+        .join("&")}`
+    })
   }
-  for (const m of ["POST", "PUT", "DELETE", "PATCH"] as const) out.push({ method: m, url: `${paths[0]}?seqno=${BIG_MC}` })
+  for (const m of ["POST", "PUT", "DELETE", "PATCH"] as const)
+    out.push({ method: m, url: `${paths[0]}?seqno=${BIG_MC}` })
   out.push({ method: "GET", url: "/api/v3/masterchainBlock" })
   out.push({ method: "GET", url: "/api/v3/" })
   out.push({ method: "GET", url: `/api/v3/masterchainBlockShardState?seqno=${BIG_MC}&seqno=${BIG_MC}` })

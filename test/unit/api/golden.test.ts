@@ -84,7 +84,9 @@ describe("v2 getBlockTransactionsExt: BlockPI mc 39984096, served from the store
   }
 
   it("reproduces toncenter's response byte for byte apart from @extra and the post-Aug-2024 message fields", async () => {
-    const res = await app.inject(`${url}&root_hash=${encodeURIComponent(id.root_hash)}&file_hash=${encodeURIComponent(id.file_hash)}`)
+    const res = await app.inject(
+      `${url}&root_hash=${encodeURIComponent(id.root_hash)}&file_hash=${encodeURIComponent(id.file_hash)}`
+    )
     expect(res.statusCode).toBe(200)
     // the body is compact JSON as Python prints it: reparsing and printing again changes nothing
     expect(pythonJson(JSON.parse(res.body))).toBe(res.body)
@@ -98,7 +100,8 @@ describe("v2 getBlockTransactionsExt: BlockPI mc 39984096, served from the store
       method: "POST",
       url: "/api/v2/jsonRPC",
       headers: { "content-type": "application/json" },
-      payload: '{"method":"getBlockTransactionsExt","params":{"workchain":-1,"shard":-9223372036854775808,"seqno":39984096},"id":7,"jsonrpc":"2.0"}'
+      payload:
+        '{"method":"getBlockTransactionsExt","params":{"workchain":-1,"shard":-9223372036854775808,"seqno":39984096},"id":7,"jsonrpc":"2.0"}'
     })
     expect(rpc.body).toBe(`${rest.body.slice(0, -1)},"id":"7","jsonrpc":"2.0"}`)
   })
@@ -131,17 +134,26 @@ describe("v3 transactionsByMasterchainBlock: ton-org/docs traces (mc 52372896), 
   const states: AccountStateRecord[] = []
   const codeHashes: Record<string, string | null> = {}
   for (const e of expectedTxs) {
-    for (const s of [e.account_state_before, e.account_state_after]) if (s.balance !== null) states.push({ account: e.account, ...s })
+    for (const s of [e.account_state_before, e.account_state_after])
+      if (s.balance !== null) states.push({ account: e.account, ...s })
     codeHashes[e.account] = e.account_state_after.code_hash
   }
   const mcSeqno = expectedTxs[0].mc_block_seqno as number
   const mc = { ...blockFromSummary(readTxsJson("mainnet__-1_8000000000000000_17734191__tongo-block-5").block, mcSeqno) }
   const store = new MemoryTxStore([
-    { mc: { ...mc, id: { ...mc.id, seqno: mcSeqno } }, shardBlocks: [], shardTops: [], transactions: records, accountStates: states, codeHashes }
+    {
+      mc: { ...mc, id: { ...mc.id, seqno: mcSeqno } },
+      shardBlocks: [],
+      shardTops: [],
+      transactions: records,
+      accountStates: states,
+      codeHashes
+    }
   ])
   const app = appFor(store)
 
-  const byLt = (dir: 1 | -1) => (a: any, b: any) => dir * Number(BigInt(a.lt) - BigInt(b.lt)) || (a.account < b.account ? -1 : 1)
+  const byLt = (dir: 1 | -1) => (a: any, b: any) =>
+    dir * Number(BigInt(a.lt) - BigInt(b.lt)) || (a.account < b.account ? -1 : 1)
 
   it("serves toncenter's transaction objects and address book byte for byte, newest first", async () => {
     const res = await app.inject(`/api/v3/transactionsByMasterchainBlock?seqno=${mcSeqno}`)
@@ -166,7 +178,10 @@ describe("committed goldens: tongo block 5 (masterchain 17734191) on every route
   const shardTops = shardTopsFromSummary(j.block)
   const app = appFor(new MemoryTxStore([{ mc, shardBlocks: [], shardTops, transactions: txs }]))
   const routes: Array<[string, string]> = [
-    ["v2-getBlockTransactionsExt-17734191", `/api/v2/getBlockTransactionsExt?workchain=-1&shard=-9223372036854775808&seqno=17734191&count=4`],
+    [
+      "v2-getBlockTransactionsExt-17734191",
+      `/api/v2/getBlockTransactionsExt?workchain=-1&shard=-9223372036854775808&seqno=17734191&count=4`
+    ],
     ["v2-shards-17734191", "/api/v2/shards?seqno=17734191"],
     ["v3-transactionsByMasterchainBlock-17734191", "/api/v3/transactionsByMasterchainBlock?seqno=17734191"],
     ["v3-masterchainBlockShards-17734191", "/api/v3/masterchainBlockShards?seqno=17734191"]

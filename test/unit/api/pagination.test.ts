@@ -53,7 +53,9 @@ describe("paging through the real 510-transaction block (tongo block 3)", () => 
     it(`v3: limit/offset pages (${sort}) visit every transaction once, by lt then account`, async () => {
       const seen: Array<{ lt: string; account: string; hash: string }> = []
       for (let offset = 0; ; offset += 100) {
-        const res = await app.inject(`/api/v3/masterchainBlockShardState?seqno=${BIG_MC}&limit=100&offset=${offset}&sort=${sort}`)
+        const res = await app.inject(
+          `/api/v3/masterchainBlockShardState?seqno=${BIG_MC}&limit=100&offset=${offset}&sort=${sort}`
+        )
         const page = res.json().transactions
         seen.push(...page)
         if (page.length < 100) break
