@@ -122,7 +122,7 @@ export const readOverview = async (client: ClickHouseClient, options: OverviewOp
     { l: seqnos }
   )
   const genOf = new Map(gens.map((r) => [toNum(r.s), toNum(r.t)]))
-  const latest = markers.map((r) => ({ ...r, gen_utime: genOf.get(toNum(r.mc_seqno)) ?? 0 }))
+  const latest = markers.map((r): Record<string, unknown> => ({ ...r, gen_utime: genOf.get(toNum(r.mc_seqno)) ?? 0 }))
 
   // Write throughput counts every stored attempt: it is what the writer did, replays included.
   const throughput = await rows<Record<string, unknown>>(
