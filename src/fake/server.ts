@@ -49,6 +49,8 @@ export interface FakeToncenter {
   readonly advance: (n?: number) => number
   readonly setFaults: (plan: FaultPlan) => void
   readonly clearRequests: () => void
+  /** Most requests handled at the same time since the start or the last `clearRequests`. */
+  readonly maxInFlight: () => number
   readonly stop: () => Promise<void>
 }
 
@@ -110,6 +112,8 @@ export const startFakeToncenter = async (opts: FakeToncenterOptions): Promise<Fa
   const requests: Array<RequestLogEntry> = []
   const counters = new Map<string, number>()
   const rendered = new Map<string, ReadonlyArray<unknown>>()
+  let inFlight = 0
+  let maxInFlight = 0
 
   const visible = (b: ChainBlock | undefined): b is ChainBlock => b !== undefined && b.record.mc_block_seqno <= head
 
@@ -297,6 +301,9 @@ export const startFakeToncenter = async (opts: FakeToncenterOptions): Promise<Fa
   }
 
   const server = http.createServer((req, res) => {
+    inFlight += 1
+    maxInFlight = Math.max(maxInFlight, inFlight)
+    res.once("close", () => void (inFlight -= 1))
     handle(req, res).catch((e: unknown) => {
       if (!res.headersSent) send(res, 500, JSON.stringify({ ok: false, error: String(e), code: 500 }))
     })
@@ -327,7 +334,9 @@ export const startFakeToncenter = async (opts: FakeToncenterOptions): Promise<Fa
     },
     clearRequests: () => {
       requests.length = 0
+      maxInFlight = inFlight
     },
+    maxInFlight: () => maxInFlight,
     stop: () =>
       new Promise<void>((resolve) => {
         if (timer) clearInterval(timer)

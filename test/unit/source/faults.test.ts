@@ -154,6 +154,14 @@ describe("rate limit and concurrency", { timeout: 180_000 }, () => {
     fake.setFaults([])
   })
 
+  it("keeps at most `concurrency` requests in flight", async () => {
+    for (const concurrency of [1, 3]) {
+      fake.clearRequests()
+      await bundles({ url: fake.url, rps: 0, concurrency }, fake.chain.first, fake.chain.first + 1)
+      expect(fake.maxInFlight()).toBe(concurrency)
+    }
+  })
+
   it("without a limit the same work arrives in bursts (the check above can fail)", async () => {
     fake.clearRequests()
     await bundles({ url: fake.url, rps: 0, concurrency: 4 }, fake.chain.first, fake.chain.first + 1)
