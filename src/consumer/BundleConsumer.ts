@@ -58,6 +58,8 @@ export const runConsumer = (run: ConsumerRun) =>
     const session = Effect.scoped(
       Effect.gen(function* () {
         const removed = yield* sink.recover
+        lastStored = Math.max(lastStored, yield* sink.lastDone)
+        if (lastStored >= 0) metrics.consumerLastSeqno.set(lastStored)
         if (removed.length > 0) {
           yield* Effect.logInfo(`consumer: removed partial rows of ${removed.length} masterchain blocks (${removed[0]}..${removed[removed.length - 1]})`)
         }

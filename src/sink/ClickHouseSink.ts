@@ -40,6 +40,8 @@ export interface SinkOptions {
 export interface SinkShape {
   /** Start-up cleanup: removes rows of masterchain blocks without completion marker; returns their seqnos. */
   readonly recover: Effect.Effect<ReadonlyArray<number>, ClickHouseError>
+  /** Highest masterchain seqno with a completion marker (-1 when none). */
+  readonly lastDone: Effect.Effect<number, ClickHouseError>
   readonly write: (items: ReadonlyArray<SinkItem>, heartbeat: () => Promise<void>) => Effect.Effect<WriteResult, ClickHouseError>
 }
 
@@ -170,6 +172,10 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
     return {
       recover: Effect.tryPromise({ try: () => deleteIncomplete(ch.client), catch: failed("start-up cleanup") }).pipe(
         Effect.tap((s) => Effect.sync(() => metrics.consumerIncompleteRemoved.inc(s.length)))
+      ),
+      lastDone: Effect.map(
+        ch.query<{ s: string | number }>("SELECT toInt64(max(mc_seqno)) AS s, count() AS n FROM mc_blocks_done"),
+        (rows) => (rows[0] === undefined || Number((rows[0] as { n?: unknown }).n ?? 0) === 0 ? -1 : Number(rows[0].s))
       ),
       write
     } satisfies SinkShape

@@ -1,0 +1,221 @@
+// End-to-end ingestion benchmark: fake toncenter (HTTP, generated chain with the recorded real transactions) ->
+// producer process -> local Kafka -> consumer process -> embedded ClickHouse. Prints end-to-end transactions per
+// second, per-stage throughput from the processes' own metrics, and the peak RSS of every process.
+// Usage: npm run bench:ingest -- [--mc 60] [--tx 30] [--seed 42]. Numbers are printed, never asserted.
+import { spawn, type ChildProcess } from "node:child_process"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { parseArgs } from "node:util"
+import { chainStats } from "../src/fake/ChainData.js"
+import { generateChain } from "../src/fake/generate.js"
+import { startFakeToncenter } from "../src/fake/server.js"
+import { repoRoot, startLocalKafka } from "../src/infra/kafkaBroker.js"
+import { freePortPair } from "../test/support/infra.js"
+
+const { values: args } = parseArgs({
+  options: {
+    mc: { type: "string", default: "60" },
+    tx: { type: "string", default: "30" },
+    seed: { type: "string", default: "42" },
+    "batch-rows": { type: "string", default: "50000" }
+  }
+})
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+const peakRss = new Map<string, number>()
+const watched = new Map<string, () => number | undefined>()
+
+/** VmHWM is the kernel's record of the peak resident set; sampled until the process is gone. */
+const sampleRss = () => {
+  for (const [name, pid] of watched) {
+    const p = pid()
+    if (p === undefined) continue
+    try {
+      const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${p}/status`, "utf8"))
+      if (m) peakRss.set(name, Math.max(peakRss.get(name) ?? 0, Number(m[1]) * 1024))
+    } catch {
+      // the process exited between samples; its last sample stands
+    }
+  }
+}
+
+const scrape = async (port: number): Promise<Map<string, number>> => {
+  const out = new Map<string, number>()
+  try {
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
+    for (const line of text.split("\n")) {
+      const m = /^([a-z_]+(?:\{[^}]*\})?) (\S+)$/.exec(line)
+      if (m) out.set(m[1]!, Number(m[2]))
+    }
+  } catch {
+    // not up yet, or already gone
+  }
+  return out
+}
+
+const child = (name: string, script: string, env: Record<string, string>): ChildProcess => {
+  const proc = spawn(process.execPath, ["--import", "tsx", script], {
+    cwd: repoRoot,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let tail = ""
+  const keep = (c: Buffer) => (tail = (tail + c.toString()).slice(-4000))
+  proc.stdout!.on("data", keep)
+  proc.stderr!.on("data", keep)
+  proc.once("exit", (code) => {
+    if (code !== 0 && code !== null) process.stderr.write(`${name} exited with ${code}:\n${tail}\n`)
+  })
+  watched.set(name, () => (proc.exitCode === null ? proc.pid : undefined))
+  return proc
+}
+
+const mb = (b: number | undefined) => (b === undefined ? "-" : `${(b / 1024 / 1024).toFixed(0)} MB`)
+
+const main = async () => {
+  const scratch = mkdtempSync(join(tmpdir(), "bench-ingest-"))
+  const rssTimer = setInterval(sampleRss, 200)
+  watched.set("bench (fake toncenter)", () => process.pid)
+  const t0 = Date.now()
+  const chain = generateChain({
+    seed: Number(args.seed),
+    mcBlocks: Number(args.mc),
+    txPerBlock: Number(args.tx),
+    initialShards: 4,
+    maxShards: 8,
+    maxBlocksPerShard: 2,
+    fixtures: true,
+    network: "mainnet",
+    cacheAboveTxs: 0
+  })
+  const stats = chainStats(chain)
+  process.stdout.write(`chain: ${JSON.stringify(stats)} (ready in ${((Date.now() - t0) / 1000).toFixed(1)} s)\n`)
+  const kafka = await startLocalKafka({ port: await freePortPair(), dataDir: join(scratch, "kafka") })
+  watched.set("kafka broker (JVM)", () => kafka.pid())
+  const fake = await startFakeToncenter({ chain })
+  const [producerPort, consumerPort] = [await freePortPair(), await freePortPair()]
+  const common = { KAFKA_BROKERS: kafka.brokers.join(","), KAFKA_TOPIC_PREFIX: "bench", NETWORK: "mainnet", LOG_LEVEL: "warn" }
+  try {
+    const consumer = child("consumer", "pipelines/consumer.ts", {
+      ...common,
+      CLICKHOUSE_DATA_DIR: join(scratch, "chdb"),
+      CONSUMER_BATCH_ROWS: args["batch-rows"]!,
+      METRICS_PORT: String(consumerPort)
+    })
+    while ((await scrape(consumerPort)).size === 0) await sleep(200)
+    const start = Date.now()
+    const producer = child("producer", "pipelines/producer.ts", {
+      ...common,
+      TONCENTER_URL: fake.url,
+      TONCENTER_RPS: "10000",
+      TONCENTER_CONCURRENCY: "16",
+      PRODUCER_MODE: "backfill",
+      PRODUCER_FROM: String(chain.first),
+      PRODUCER_TO: String(chain.last),
+      METRICS_PORT: String(producerPort)
+    })
+    let producerMetrics = new Map<string, number>()
+    let producerDone: number | undefined
+    let firstStored: number | undefined
+    producer.once("exit", () => (producerDone = Date.now()))
+    let consumerMetrics = new Map<string, number>()
+    while (true) {
+      const p = await scrape(producerPort)
+      if (p.size > 0) producerMetrics = p
+      consumerMetrics = await scrape(consumerPort)
+      const stored = consumerMetrics.get("ton_consumer_last_mc_seqno") ?? -1
+      if (firstStored === undefined && stored >= chain.first) firstStored = Date.now()
+      if (stored >= chain.last) break
+      if (consumer.exitCode !== null) throw new Error("consumer exited")
+      if (producer.exitCode !== null && producer.exitCode !== 0) throw new Error("producer failed")
+      await sleep(100)
+    }
+    const end = Date.now()
+    sampleRss()
+    producer.kill("SIGTERM")
+    consumer.kill("SIGTERM")
+    await sleep(500)
+
+    const seconds = (end - start) / 1000
+    const producerSeconds = ((producerDone ?? end) - start) / 1000
+    const txs = stats.txs
+    const fetchSum = producerMetrics.get("ton_producer_fetch_seconds_sum") ?? NaN
+    const fetchCount = producerMetrics.get("ton_producer_fetch_seconds_count") ?? NaN
+    const publishSum = producerMetrics.get("ton_producer_publish_seconds_sum") ?? NaN
+    const publishCount = producerMetrics.get("ton_producer_publish_seconds_count") ?? NaN
+    const insertRows: Array<string> = []
+    let insertTotal = 0
+    for (const [k, v] of consumerMetrics) {
+      const m = /^ton_consumer_insert_seconds_sum\{table="([a-z_]+)"\}$/.exec(k)
+      if (!m) continue
+      insertTotal += v
+      const rows = consumerMetrics.get(`ton_consumer_rows_total{table="${m[1]}"}`) ?? 0
+      insertRows.push(`    ${m[1]!.padEnd(20)} ${String(rows).padStart(8)} rows  ${v.toFixed(2).padStart(7)} s  ${(rows / v).toFixed(0).padStart(8)} rows/s`)
+    }
+    // Stages alone, so each number is not shared with the others' CPU (this machine may have few cores).
+    const soloConsumerPort = await freePortPair()
+    const soloStart = Date.now()
+    const solo = child("consumer (alone)", "pipelines/consumer.ts", {
+      ...common,
+      CLICKHOUSE_DATA_DIR: join(scratch, "chdb-solo"),
+      CONSUMER_GROUP: "bench-solo",
+      CONSUMER_BATCH_ROWS: args["batch-rows"]!,
+      METRICS_PORT: String(soloConsumerPort)
+    })
+    while (((await scrape(soloConsumerPort)).get("ton_consumer_last_mc_seqno") ?? -1) < chain.last) {
+      if (solo.exitCode !== null) throw new Error("solo consumer exited")
+      await sleep(100)
+    }
+    const soloConsumerSeconds = (Date.now() - soloStart) / 1000
+    solo.kill("SIGTERM")
+    await sleep(500)
+    const soloProducerStart = Date.now()
+    const soloProducer = child("producer (alone)", "pipelines/producer.ts", {
+      ...common,
+      KAFKA_TOPIC_PREFIX: "bench-solo",
+      TONCENTER_URL: fake.url,
+      TONCENTER_RPS: "10000",
+      TONCENTER_CONCURRENCY: "16",
+      PRODUCER_MODE: "backfill",
+      PRODUCER_FROM: String(chain.first),
+      PRODUCER_TO: String(chain.last),
+      METRICS_PORT: String(await freePortPair())
+    })
+    const soloProducerCode = await new Promise<number | null>((r) => soloProducer.once("exit", r))
+    if (soloProducerCode !== 0) throw new Error("solo producer failed")
+    const soloProducerSeconds = (Date.now() - soloProducerStart) / 1000
+
+    const lines = [
+      "",
+      `end to end: ${txs} transactions, ${stats.blocks} blocks, ${stats.mcBlocks} masterchain blocks in ${seconds.toFixed(1)} s`,
+      `  = ${(txs / seconds).toFixed(0)} tx/s, ${(stats.blocks / seconds).toFixed(1)} blocks/s, ${(stats.mcBlocks / seconds).toFixed(1)} mc blocks/s`,
+      `  (from producer start, including its start-up; first bundle stored after ${(((firstStored ?? end) - start) / 1000).toFixed(1)} s)`,
+      "stages:",
+      `  producer process      ${producerSeconds.toFixed(1)} s wall = ${(txs / producerSeconds).toFixed(0)} tx/s (start-up included)`,
+      `  upstream fetch+decode ${fetchSum.toFixed(1)} s over ${fetchCount} bundles = ${(fetchSum / fetchCount * 1000).toFixed(0)} ms/bundle (up to 8 in parallel)`,
+      `  kafka transactions    ${publishSum.toFixed(2)} s over ${publishCount} transactions = ${(publishSum / publishCount * 1000).toFixed(0)} ms each, ${(txs / publishSum).toFixed(0)} tx/s`,
+      `  clickhouse inserts    ${insertTotal.toFixed(2)} s in ${consumerMetrics.get("ton_consumer_flushes_total") ?? 0} batches = ${(txs / insertTotal).toFixed(0)} tx/s of insert time`,
+      ...insertRows,
+      "stages alone (start-up included):",
+      `  producer alone        ${soloProducerSeconds.toFixed(1)} s = ${(txs / soloProducerSeconds).toFixed(0)} tx/s (fake toncenter -> decode -> Kafka)`,
+      `  consumer alone        ${soloConsumerSeconds.toFixed(1)} s = ${(txs / soloConsumerSeconds).toFixed(0)} tx/s (Kafka -> ClickHouse, topic already full)`,
+      "peak RSS:",
+      ...[...peakRss].map(([name, bytes]) => `  ${name.padEnd(24)} ${mb(bytes)}`)
+    ]
+    process.stdout.write(lines.join("\n") + "\n")
+  } finally {
+    clearInterval(rssTimer)
+    await fake.stop()
+    await kafka.stop()
+    rmSync(scratch, { recursive: true, force: true })
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (e: unknown) => {
+    process.stderr.write(`bench failed: ${e instanceof Error ? e.stack : String(e)}\n`)
+    process.exit(1)
+  }
+)
