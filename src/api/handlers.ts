@@ -177,7 +177,8 @@ const blocksBody = async (deps: Deps, seqno: number, limit: number, offset: numb
     deps.store.blockById(mcId),
     deps.store.shardBlocksOfMc(seqno)
   ])
-  if (!done || mc === null) throw notFound(`masterchain block ${seqno} not found`)
+  // ton-index-go's GetShardsDiff words its miss this way (transactionsByMasterchainBlock names the seqno)
+  if (!done || mc === null) throw notFound("blocks not found")
   return {
     blocks: blocksOfMc(mc, shardBlocks)
       .slice(offset, offset + limit)

@@ -176,6 +176,9 @@ describe("v3 blocks of a masterchain block", () => {
       [0, "8000000000000000", shardBlock.id.seqno]
     ])
     expect(blocks[1].masterchain_block_ref).toEqual({ workchain: -1, shard: "8000000000000000", seqno: BIG_MC })
+    const missing = await app.inject("/api/v3/masterchainBlockShards?seqno=12")
+    expect(missing.statusCode).toBe(404)
+    expect(missing.body).toBe('{"error":"blocks not found"}')
     const page = await app.inject(`/api/v3/masterchainBlockShards?seqno=${BIG_MC}&limit=1&offset=1`)
     expect(page.json().blocks.map((b: any) => b.seqno)).toEqual([shardBlock.id.seqno])
   })
