@@ -44,7 +44,7 @@ export interface GenerateOptions {
   readonly cacheAboveTxs?: number
 }
 
-const GENERATOR_VERSION = 3
+const GENERATOR_VERSION = 4
 const ROUND_LT = 10_000_000_000n
 const BLOCK_LT = 10_000_000n
 const TX_LT = 10n
@@ -332,8 +332,7 @@ const buildChain = (opts: GenerateOptions): ChainData => {
       min_ref_mc_seqno: d.workchain === -1 ? Math.max(base, m - 1) : m - 1,
       prev_key_block_seqno: base,
       gen_utime: now,
-      start_lt: start.toString(),
-      end_lt: (start + BigInt(txs.length + 1) * TX_LT + 1n).toString(),
+      ...ltRange(start, start + BigInt(txs.length + 1) * TX_LT + 1n, txs),
       prev_blocks: d.prev,
       tx_count: txs.length
     })
@@ -367,6 +366,18 @@ const buildChain = (opts: GenerateOptions): ChainData => {
   }
   const name = `generated(seed=${opts.seed},mc=${opts.mcBlocks},tx=${txPerBlock})`
   return { name, network, base, first, last, masterchain, blocks }
+}
+
+/** A block's lt range, widened to cover re-homed recorded transactions whose lts come from their original block. */
+const ltRange = (start: bigint, end: bigint, txs: ReadonlyArray<ChainTx>) => {
+  let lo = start
+  let hi = end
+  for (const t of txs) {
+    const lt = BigInt(t.lt)
+    if (lt <= lo) lo = lt - 1n
+    if (lt >= hi) hi = lt + 1n
+  }
+  return { start_lt: lo.toString(), end_lt: hi.toString() }
 }
 
 const siblingOf = (shard: string): string => {

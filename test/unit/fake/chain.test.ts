@@ -49,6 +49,10 @@ describe("generated chains", { timeout: 180_000 }, () => {
     const seen = new Set<string>()
     for (const b of chain.blocks.values()) {
       expect(b.record.tx_count).toBe(b.txs.length)
+      for (const t of b.txs) {
+        expect(BigInt(t.lt)).toBeGreaterThan(BigInt(b.record.start_lt))
+        expect(BigInt(t.lt)).toBeLessThan(BigInt(b.record.end_lt))
+      }
       for (let i = 1; i < b.txs.length; i++) expect(compareTx(b.txs[i - 1]!, b.txs[i]!)).toBeLessThan(0)
       for (const t of b.txs) {
         expect(seen.has(t.hash)).toBe(false)
