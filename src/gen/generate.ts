@@ -25,7 +25,7 @@ import { runWorld } from "./world.js"
 /** Bump when the generator's output for the same options changes; it is part of every cache key. */
 export const GENERATOR_VERSION = 2
 /** Bump when the emulated worlds change (script, contracts, emulator); it keys the cached base sets. */
-export const WORLD_VERSION = 1
+export const WORLD_VERSION = 2
 
 export interface GenerateOptions {
   readonly seed: string
