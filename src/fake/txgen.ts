@@ -64,6 +64,7 @@ export const makeAccount = (workchain: number, hash: Buffer, rng: Rng, active = 
 export interface PendingMessage {
   readonly message: Message
   readonly dest: GenAccount
+  readonly from: GenAccount
   readonly round: number
 }
 
@@ -194,7 +195,7 @@ export const buildTransaction = (input: TxInput): BuiltTx => {
   const send = (dest: GenAccount, body: Cell, flags = { bounce: true, bounced: false }) => {
     const m = internal(rng, account, dest, outLt++, now, body, flags)
     out.push(m)
-    sent.push({ message: m, dest, round })
+    sent.push({ message: m, dest, from: account, round })
   }
 
   if (kind === "ticktock") {
@@ -244,7 +245,6 @@ export const buildTransaction = (input: TxInput): BuiltTx => {
     }
   } else {
     const inbound = input.inbound
-    const src = inbound ? (inbound.message.info.type === "internal" ? inbound.message.info.src : null) : null
     inMessage =
       inbound?.message ??
       internal(rng, peers[rng.int(0, peers.length - 1)] ?? account, account, lt - 1n, now, pick(rng, pools.comment), {
@@ -254,7 +254,7 @@ export const buildTransaction = (input: TxInput): BuiltTx => {
     const info = inMessage.info
     const bounceable = info.type === "internal" && info.bounce && !info.bounced
     const credit = { dueFeesColelcted: null, credit: { coins: info.type === "internal" ? info.value.coins : 0n } }
-    const sender = src ? peers.find((p) => p.address.equals(src)) : undefined
+    const sender = inbound?.from
     if (kind === "aborted") {
       const skipped = rng.chance(0.5)
       const computePhase: TransactionComputePhase = skipped
