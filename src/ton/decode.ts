@@ -7,6 +7,7 @@
 import {
   beginCell,
   Cell,
+  CellType,
   Dictionary,
   loadAccountStatus,
   loadCommonMessageInfo,
@@ -57,8 +58,9 @@ export interface DecodeContext {
 
 export interface DecodeOptions {
   /**
-   * Exotic cells (Merkle proofs, pruned branches) inside message bodies or state-inits: "reject" (default) fails
-   * with reason "exotic_cell"; "keep" decodes them and serializes the cells as they are.
+   * Merkle proofs, Merkle updates and pruned branches inside message bodies: "reject" (default) fails with reason
+   * "exotic_cell"; "keep" decodes them and serializes the cells as they are. Library cells are always kept: state
+   * inits of library-backed contracts (jetton wallets, recent wallets) reference their code that way.
    */
   readonly exoticBodies?: "reject" | "keep"
 }
@@ -200,10 +202,7 @@ const decodeMessage = (cell: Cell, path: string, txHash: HashB64, rejectExotic: 
   } catch (e) {
     throw new DecodeError({ reason: "bad_message", message: `${path}: ${errorText(e)}`, hash: txHash, position: path })
   }
-  if (rejectExotic) {
-    assertOrdinary(body, `${path}.body`, txHash)
-    if (init !== null) assertOrdinary(init, `${path}.init_state`, txHash)
-  }
+  if (rejectExotic) assertNoProofCells(body, `${path}.body`, txHash)
 
   const bodyContent = content(body)
   const opcode = bodyOpcode(body)
@@ -288,13 +287,13 @@ const decodeMessage = (cell: Cell, path: string, txHash: HashB64, rejectExotic: 
   }
 }
 
-/** Exotic cells (Merkle proofs, pruned branches, library refs) in a body are not served: reject with their path. */
-const assertOrdinary = (root: Cell, path: string, txHash: HashB64): void => {
+/** Proof-type exotic cells (pruned branch, Merkle proof/update) in a body are refused by default, with their path. */
+const assertNoProofCells = (root: Cell, path: string, txHash: HashB64): void => {
   const seen = new Set<Cell>()
   const walk = (cell: Cell, at: string): void => {
     if (seen.has(cell)) return
     seen.add(cell)
-    if (cell.isExotic) {
+    if (cell.isExotic && cell.type !== CellType.Library) {
       throw new DecodeError({
         reason: "exotic_cell",
         message: `exotic cell (type ${cell.type}) ${b64(cell.hash())} at ${at}`,
