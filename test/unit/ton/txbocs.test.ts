@@ -21,8 +21,8 @@ const ctxFor = (raw: string) => ({ block: blockFor(Address.parseRaw(raw).workCha
 const hexHash = (b64: string) => Buffer.from(b64, "base64").toString("hex")
 
 describe("BOC vectors with hashes stated by their sources", () => {
-  const vectors = (readSharedJson("tx-bocs/boc-vectors__tx-and-message-bocs-with-verified-hashes.json").vectors as Array<any>)
-    .filter((v) => v.kind === "transaction")
+  const file = "tx-bocs/boc-vectors__tx-and-message-bocs-with-verified-hashes.json"
+  const vectors = (readSharedJson(file).vectors as Array<any>).filter((v) => v.kind === "transaction")
 
   it("decodes every transaction vector to the stated hash", () => {
     expect(vectors.length).toBeGreaterThanOrEqual(9)
@@ -35,7 +35,8 @@ describe("BOC vectors with hashes stated by their sources", () => {
 })
 
 describe("tonutils-go replay data (mainnet)", () => {
-  const data = readSharedJson("tx-bocs/tonutils-go__transaction_replay_regression__mainnet-2txs-with-shard-accounts.json")
+  const file = "tx-bocs/tonutils-go__transaction_replay_regression__mainnet-2txs-with-shard-accounts.json"
+  const data = readSharedJson(file)
 
   for (const acc of data.accounts as Array<any>) {
     it(`account state hashes of ${acc.address} equal the Account cells before and after`, () => {
