@@ -1,0 +1,39 @@
+import { ConfigProvider, Effect, Layer } from "effect"
+import { describe, expect, it } from "vitest"
+import { expectedBundle } from "../../../src/fake/ChainData.js"
+import { fixturesChain, startFakeToncenter } from "../../../src/fake/server.js"
+import { Upstream } from "../../../src/source/Upstream.js"
+
+const withEnv = (env: Record<string, string>) =>
+  Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))
+
+describe("Upstream.layer from settings", { timeout: 180_000 }, () => {
+  it("serves the bundled recorded chain offline when TONCENTER_URL is empty", async () => {
+    const chain = fixturesChain()
+    const program = Effect.gen(function* () {
+      const up = yield* Upstream
+      const head = yield* up.head
+      const bundle = yield* up.bundle(chain.first)
+      return { head, hashes: bundle.transactions.map((t) => t.hash) }
+    })
+    const got = await Effect.runPromise(
+      program.pipe(Effect.provide(Upstream.layer), Effect.provide(withEnv({ TONCENTER_URL: "" })), Effect.scoped)
+    )
+    expect(got.head).toBe(chain.last)
+    expect(got.hashes).toEqual(expectedBundle(chain, chain.first).tx_hashes)
+  })
+
+  it("talks to TONCENTER_URL with TONCENTER_API_KEY when set", async () => {
+    const fake = await startFakeToncenter({ chain: { kind: "fixtures" }, apiKey: "k1" })
+    try {
+      const env = { TONCENTER_URL: `${fake.url}/api/v2`, TONCENTER_API_KEY: "k1", TONCENTER_RPS: "1000" }
+      const head = await Effect.runPromise(
+        Effect.flatMap(Upstream, (u) => u.head).pipe(Effect.provide(Upstream.layer), Effect.provide(withEnv(env)))
+      )
+      expect(head).toBe(fake.chain.last)
+      expect(fake.requests.map((r) => r.apiKey)).toEqual(["k1"])
+    } finally {
+      await fake.stop()
+    }
+  })
+})
