@@ -1,7 +1,8 @@
 /**
  * The use cases behind the routes: parse, ask the store (a handful of queries, independent ones in
  * parallel), reassemble, render, serialize. Shared by the REST routes and JSON-RPC so both answer identically.
- * Invariants: only blocks of completely ingested masterchain blocks are served (anything else is a 404), so
+ * Invariants: the store shows only completely ingested masterchain blocks (so rows found imply completion and
+ * the completion marker is asked only to tell an empty block from a missing one), anything else is a 404, and
  * a serialized answer may be cached; v2 answers are cached without their per-response `@extra`.
  */
 import { notFound } from "./errors.js"
@@ -108,8 +109,8 @@ const blockTransactionsExtResult = async (
 export const shards = async (deps: Deps, q: Query): Promise<string> => {
   const seqno = requiredInt("seqno", q.seqno, 0n, INT32_MAX)
   return withExtra(deps, `v2shards|${seqno}`, async (fresh) => {
-    const [done, tops] = await Promise.all([deps.store.mcBlockDone(seqno), deps.store.shardTops(seqno)])
-    if (!done) throw mcNotFoundV2(seqno)
+    const tops = await deps.store.shardTops(seqno)
+    if (tops.length === 0 && !(await deps.store.mcBlockDone(seqno))) throw mcNotFoundV2(seqno)
     return { "@type": "blocks.shards", shards: tops.map(v2BlockIdExt), "@extra": fresh }
   })
 }
@@ -142,12 +143,12 @@ const transactionsBody = async (
   paging: ReturnType<typeof parsePaging>,
   withAddressBook: boolean
 ): Promise<{ transactions: unknown[]; address_book: Record<string, unknown> }> => {
-  const [done, txs] = await Promise.all([
-    deps.store.mcBlockDone(seqno),
-    deps.store.transactionsByMcSeqno(seqno, paging)
-  ])
-  if (!done) throw notFound(`masterchain block ${seqno} not found`)
-  if (txs.length === 0) return { transactions: [], address_book: {} }
+  const txs = await deps.store.transactionsByMcSeqno(seqno, paging)
+  if (txs.length === 0) {
+    // the store shows only completed blocks, so rows imply completion; only an empty page needs the marker
+    if (!(await deps.store.mcBlockDone(seqno))) throw notFound(`masterchain block ${seqno} not found`)
+    return { transactions: [], address_book: {} }
+  }
   const [states, codeHashes] = await Promise.all([
     deps.store.accountStates(stateHashes(txs)),
     withAddressBook
@@ -172,13 +173,9 @@ export const masterchainBlockShards = async (deps: Deps, q: Query): Promise<stri
 
 const blocksBody = async (deps: Deps, seqno: number, limit: number, offset: number): Promise<{ blocks: unknown[] }> => {
   const mcId = { workchain: -1, shard: MC_SHARD, seqno }
-  const [done, mc, shardBlocks] = await Promise.all([
-    deps.store.mcBlockDone(seqno),
-    deps.store.blockById(mcId),
-    deps.store.shardBlocksOfMc(seqno)
-  ])
+  const [mc, shardBlocks] = await Promise.all([deps.store.blockById(mcId), deps.store.shardBlocksOfMc(seqno)])
   // ton-index-go's GetShardsDiff words its miss this way (transactionsByMasterchainBlock names the seqno)
-  if (!done || mc === null) throw notFound("blocks not found")
+  if (mc === null) throw notFound("blocks not found")
   return {
     blocks: blocksOfMc(mc, shardBlocks)
       .slice(offset, offset + limit)
