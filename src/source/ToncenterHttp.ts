@@ -147,6 +147,12 @@ export const makeToncenterHttp = (opts: ToncenterOptions): Effect.Effect<Toncent
       Schedule.whileInput((e: UpstreamError) => retryableReasons.has(e.reason))
     )
 
+    // every failed attempt is visible at debug level; the final failure is the caller's to report
+    const logAttempt = (e: UpstreamError) =>
+      Effect.logDebug(`toncenter attempt failed: ${e.reason}: ${e.message}`).pipe(
+        Effect.annotateLogs({ reason: e.reason, url: e.url ?? "" })
+      )
+
     const decodeEnvelope = Schema.decodeUnknown(Envelope)
 
     /** A v2 call: `{ok, result}` envelope, then the result's own schema; both failures are malformed bodies. */
@@ -164,6 +170,7 @@ export const makeToncenterHttp = (opts: ToncenterOptions): Effect.Effect<Toncent
                 fail(classifyStatus(env.code ?? 500, env.error ?? ""), `${env.code ?? "?"}: ${env.error ?? ""}`, url)
               )
         ),
+        Effect.tapError(logAttempt),
         Effect.retry(retryPolicy),
         Effect.withSpan(`toncenter.${method}`)
       )
@@ -177,6 +184,7 @@ export const makeToncenterHttp = (opts: ToncenterOptions): Effect.Effect<Toncent
         Effect.flatMap((body) =>
           decode(body).pipe(Effect.mapError((e) => fail("malformed", `${method}: ${e.message}`, url)))
         ),
+        Effect.tapError(logAttempt),
         Effect.retry(retryPolicy),
         Effect.withSpan(`toncenter.v3.${method}`)
       )
