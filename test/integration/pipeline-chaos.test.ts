@@ -6,8 +6,11 @@ import { spawn, type ChildProcess } from "node:child_process"
 import { createWriteStream, mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { Kafka, logLevel } from "kafkajs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeClickHouseClient } from "../../src/clickhouse/ClickHouse.js"
+import { messageMcSeqno } from "../../src/kafka/codec.js"
+import { topicNames } from "../../src/kafka/topics.js"
 import { generateChain } from "../../src/fake/generate.js"
 import { startLocalKafka, type LocalKafka } from "../../src/infra/kafkaBroker.js"
 import { freePortPair, repoRoot } from "../support/infra.js"
@@ -124,6 +127,30 @@ const waitConsumerAt = async (get: () => { child: Child; port: number }, restart
   throw new Error(`consumer did not reach mc ${seqno} in ${ms} ms (logs in ${scratch})`)
 }
 
+/** mc seqnos of the bundle topic in log order, as a read_committed subscriber sees them. */
+const topicSeqnos = async (brokers: string, prefix: string, expected: number): Promise<Array<number>> => {
+  const kafka = new Kafka({ clientId: "chaos-reader", brokers: brokers.split(","), logLevel: logLevel.NOTHING })
+  const consumer = kafka.consumer({ groupId: `${prefix}-reader`, readUncommitted: false, maxBytesPerPartition: 64 << 20 })
+  const seen: Array<number> = []
+  await consumer.connect()
+  await consumer.subscribe({ topic: topicNames(prefix, chain.network).blocks, fromBeginning: true })
+  await new Promise<void>((resolve) => {
+    let timer = setTimeout(resolve, 20_000)
+    void consumer.run({
+      eachMessage: async ({ message }) => {
+        seen.push(messageMcSeqno(message) ?? -1)
+        // Keep reading a little after the expected count: a repeat would arrive after it.
+        if (seen.length >= expected) {
+          clearTimeout(timer)
+          timer = setTimeout(resolve, 3_000)
+        }
+      }
+    })
+  })
+  await consumer.disconnect()
+  return seen
+}
+
 const readDatabase = async (database: string): Promise<Stored> => {
   const h = await makeClickHouseClient({ url: undefined, user: "default", password: "", database, dataDir: chdbDir })
   try {
@@ -203,6 +230,10 @@ describe("pipeline: kills and a broker restart change nothing", () => {
     c.child.proc.kill("SIGTERM")
     await c.child.exited
     console.log(`chaos steps: ${steps.join("; ")}`)
+
+    // Kafka itself holds every block once, in order, despite two producer kills and a broker restart.
+    const range = expectedFrom(chain).mcSeqnos
+    expect(await topicSeqnos(brokers, chaos.prefix, range.length)).toEqual(range)
 
     const reference = await readDatabase("clean")
     const interrupted = await readDatabase("chaos")
