@@ -9,6 +9,8 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync,
 import os from "node:os"
 import path from "node:path"
 import { createInterface } from "node:readline"
+import { createRequire } from "node:module"
+import { pathToFileURL } from "node:url"
 import { Worker } from "node:worker_threads"
 import { Cell } from "@ton/core"
 import { serializeBoc } from "../ton/boc.js"
@@ -34,6 +36,8 @@ export interface GenerateOptions {
   /** Emulated transactions, split across `worlds`; replicas of them make up the rest. */
   readonly baseTxs?: number
   readonly worlds?: number
+  /** Wallet users per world (default 400). */
+  readonly users?: number
   readonly lanes?: number
   readonly txPerMc?: number
   readonly cacheDir?: string
@@ -94,6 +98,10 @@ interface BaseWorld {
   readonly rejected: number
 }
 
+/** tsx's ESM register API as a file URL (its "import" export), found from the package root so any runner works. */
+const tsxEsmApi = (from: string): string =>
+  pathToFileURL(path.join(path.dirname(createRequire(from).resolve("tsx/package.json")), "dist/esm/api/index.mjs")).href
+
 type WithoutId<T> = T extends unknown ? Omit<T, "id"> : never
 
 /** A tiny request/response wrapper over a worker thread. */
@@ -109,7 +117,7 @@ class WorkerClient {
     // Run from TypeScript sources (tsx), the thread must register the same loader first: hooks are per thread.
     this.worker = fromSource
       ? new Worker(
-          `import(${JSON.stringify(import.meta.resolve("tsx/esm/api"))})` +
+          `import(${JSON.stringify(tsxEsmApi(self))})` +
             `.then((m) => { m.register(); return import(${JSON.stringify(entry.href)}) })`,
           { eval: true }
         )
@@ -140,20 +148,20 @@ class WorkerClient {
   }
 }
 
-const baseFile = (cacheDir: string, seed: string, world: number, perWorld: number) =>
-  path.join(cacheDir, "base", `s${seed}-w${world}-n${perWorld}-v${WORLD_VERSION}.json`)
+const baseFile = (cacheDir: string, seed: string, world: number, perWorld: number, users: number | undefined) =>
+  path.join(cacheDir, "base", `s${seed}-w${world}-n${perWorld}${users === undefined ? "" : `-u${users}`}-v${WORLD_VERSION}.json`)
 
 const loadOrRunWorlds = async (
-  o: { seed: string; perWorld: number; worlds: number; cacheDir: string },
+  o: { seed: string; perWorld: number; worlds: number; cacheDir: string; users: number | undefined },
   clients: ReadonlyArray<WorkerClient>
 ): Promise<{ worlds: Array<BaseWorld>; cached: boolean }> => {
-  const files = Array.from({ length: o.worlds }, (_, w) => baseFile(o.cacheDir, o.seed, w, o.perWorld))
+  const files = Array.from({ length: o.worlds }, (_, w) => baseFile(o.cacheDir, o.seed, w, o.perWorld, o.users))
   if (files.every((f) => existsSync(f))) {
     return { worlds: files.map((f) => JSON.parse(readFileSync(f, "utf8")) as BaseWorld), cached: true }
   }
   mkdirSync(path.dirname(files[0]!), { recursive: true })
   const run = async (w: number): Promise<BaseWorld> => {
-    const opts = { seed: o.seed, world: w, targetTxs: o.perWorld }
+    const opts = { seed: o.seed, world: w, targetTxs: o.perWorld, ...(o.users === undefined ? {} : { users: o.users }) }
     const client = clients[w % Math.max(1, clients.length)]
     if (client) return client.call<BaseWorld>({ op: "world", opts })
     const r = await runWorld(opts)
@@ -181,7 +189,9 @@ export const generate = async (options: GenerateOptions): Promise<{ dir: string;
   const baseTxs = options.baseTxs ?? Math.min(16_000, Math.max(worldsN * 200, options.txs))
   const cacheDir = options.cacheDir ?? defaultCacheDir
   const fixturesDir = options.fixturesDir === undefined ? defaultFixturesDir : options.fixturesDir
-  const key = outputKey({ seed, txs: options.txs, baseTxs, worlds: worldsN, lanes, txPerMc, fixtures: fixturesDir !== null })
+  const key =
+    outputKey({ seed, txs: options.txs, baseTxs, worlds: worldsN, lanes, txPerMc, fixtures: fixturesDir !== null }) +
+    (options.users === undefined ? "" : `-u${options.users}`)
   const dir = path.join(cacheDir, key)
   const manifestPath = path.join(dir, "manifest.json")
   if (existsSync(manifestPath)) return { dir, manifest: readManifest(dir) }
@@ -194,7 +204,7 @@ export const generate = async (options: GenerateOptions): Promise<{ dir: string;
   try {
     const t0 = Date.now()
     const perWorld = Math.ceil(baseTxs / worldsN)
-    const { worlds, cached } = await loadOrRunWorlds({ seed, perWorld, worlds: worldsN, cacheDir }, clients)
+    const { worlds, cached } = await loadOrRunWorlds({ seed, perWorld, worlds: worldsN, cacheDir, users: options.users }, clients)
     const baseSeconds = (Date.now() - t0) / 1000
     progress({ phase: "base", done: worlds.reduce((s, w) => s + w.txs.length, 0), total: baseTxs, elapsedMs: Date.now() - t0 })
 
