@@ -1,8 +1,9 @@
 /**
  * Fills the analytics tables from the base tables for a range of masterchain seqnos: for history stored before the
- * analytics migrations existed (materialized views only see later inserts), or to repair a range. Each statement is
- * one new insert attempt per block (its own attempt id), built from deduplicated rows of completed blocks, so it never double counts:
- * readers keep one attempt per block. Invariant: the SELECTs compute exactly what the views in sql/0050-0052 do.
+ * analytics migrations existed (materialized views only see later inserts), or to repair a range. Each range is one
+ * new insert attempt per block (its own attempt id), built from deduplicated rows of completed blocks, so it never
+ * double counts: readers keep one attempt per block.
+ * Invariant: the SELECTs compute exactly what the views in sql/0050-0052 do.
  */
 import type { ClickHouseClient } from "@clickhouse/client"
 import { randomUUID } from "node:crypto"
@@ -15,7 +16,8 @@ export interface BackfillOptions {
 }
 
 const RANGE = "mc_block_seqno BETWEEN {lo:UInt32} AND {hi:UInt32}"
-const DONE = "mc_block_seqno IN (SELECT mc_seqno FROM mc_blocks_done WHERE mc_seqno BETWEEN {lo:UInt32} AND {hi:UInt32})"
+const DONE =
+  "mc_block_seqno IN (SELECT mc_seqno FROM mc_blocks_done WHERE mc_seqno BETWEEN {lo:UInt32} AND {hi:UInt32})"
 
 const STATEMENTS: ReadonlyArray<string> = [
   `INSERT INTO analytics_tx_mc

@@ -36,7 +36,8 @@ const groupBy = <K, V>(xs: ReadonlyArray<V>, key: (v: V) => K): Map<K, Array<V>>
   for (const x of xs) m.set(key(x), [...(m.get(key(x)) ?? []), x])
   return m
 }
-const sorted = <K extends string | number>(m: Map<K, unknown>) => [...m.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+const sorted = <K extends string | number>(m: Map<K, unknown>) =>
+  [...m.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
 const sum = (xs: ReadonlyArray<string | null>) => xs.reduce((s, x) => s + BigInt(x ?? "0"), 0n)
 const delivered = txs.flatMap((t) => (t.in_msg === null ? [] : [{ tx: t, msg: t.in_msg }]))
 const internal = delivered.filter((d) => d.msg.type === "int")
@@ -229,7 +230,9 @@ afterAll(async () => {
 })
 
 describe("sql/examples against real mainnet blocks", () => {
-  const files = readdirSync(EXAMPLES).filter((f) => f.endsWith(".sql")).sort()
+  const files = readdirSync(EXAMPLES)
+    .filter((f) => f.endsWith(".sql"))
+    .sort()
 
   it("has an expectation for every example and at least a dozen examples", () => {
     expect(files.length).toBeGreaterThanOrEqual(12)
@@ -248,7 +251,9 @@ describe("sql/examples against real mainnet blocks", () => {
     for (const panel of dashboard.panels as Array<{ title: string; targets: Array<{ rawSql: string }> }>) {
       for (const t of panel.targets) {
         // What the data source plugin's macros expand to, over a range that holds every fixture block.
-        const query = t.rawSql.replaceAll("$__fromTime", "toDateTime(946684800)").replaceAll("$__toTime", "toDateTime(4102444800)")
+        const query = t.rawSql
+          .replaceAll("$__fromTime", "toDateTime(946684800)")
+          .replaceAll("$__toTime", "toDateTime(4102444800)")
         expect(query, panel.title).not.toContain("$__")
         const rs = await client.query({ query, format: "JSONEachRow" })
         expect((await rs.json()).length, panel.title).toBeGreaterThan(0)

@@ -82,11 +82,11 @@ describe("overview page in headless Chromium", () => {
     await page.waitForSelector("body[data-ready=true]", { timeout: 60_000 })
     const text = async (sel: string) => (await page.textContent(sel))?.trim()
     const table = (id: string) =>
-      page.$$eval(`#${id} tbody tr`, (trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent)))
+      page.$$eval(`#${id} tbody tr`, (trs) =>
+        trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent))
+      )
 
-    const [progress] = await rows(
-      `SELECT uniqExact(mc_seqno) AS done, max(mc_seqno) AS last FROM mc_blocks_done`
-    )
+    const [progress] = await rows(`SELECT uniqExact(mc_seqno) AS done, max(mc_seqno) AS last FROM mc_blocks_done`)
     const [txs] = await rows("SELECT count() AS n FROM transactions FINAL")
     expect(Number(progress!.done)).toBe(bundles.length)
     expect(await text("#done-blocks")).toBe(fmt(progress!.done!))
@@ -107,7 +107,8 @@ describe("overview page in headless Chromium", () => {
     expect(shownLatest.map((r) => [r[0], r[3]])).toEqual(latest.map((r) => [r.s, fmt(r.n!)]))
 
     const daily = await rows(
-      `SELECT toString(toDate(toDateTime(t.now, 'UTC'))) AS day, count() AS n, countIf(NOT ifNull(t.aborted, false)) AS ok,
+      `SELECT toString(toDate(toDateTime(t.now, 'UTC'))) AS day, count() AS n,
+              countIf(NOT ifNull(t.aborted, false)) AS ok,
               countIf(ifNull(t.aborted, false)) AS bad, uniqExact(t.account) AS accounts,
               toString(sum(toUInt128(t.total_fees))) AS fees
        FROM transactions AS t FINAL GROUP BY day ORDER BY day`
@@ -135,7 +136,9 @@ describe("overview page in headless Chromium", () => {
     )
     const barValues = await page.$$eval("#chart-daily-tx rect", (rs) => rs.map((r) => r.getAttribute("data-value")))
     expect(barValues).toEqual(daily.map((d) => String(d.n)))
-    const throughput = await page.$$eval("#chart-throughput rect", (rs) => rs.map((r) => Number(r.getAttribute("data-value"))))
+    const throughput = await page.$$eval("#chart-throughput rect", (rs) =>
+      rs.map((r) => Number(r.getAttribute("data-value")))
+    )
     const [written] = await rows("SELECT sum(transactions) AS n FROM analytics_tx_mc")
     expect(throughput.length).toBeGreaterThan(0)
     expect(throughput.reduce((a, b) => a + b, 0)).toBe(Number(written!.n))

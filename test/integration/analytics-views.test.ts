@@ -32,7 +32,10 @@ const withSink = <A>(f: (sink: ClickHouseSink["Type"]) => Effect.Effect<A, unkno
   Effect.runPromise(
     Effect.flatMap(ClickHouseSink, f).pipe(
       Effect.provide(
-        ClickHouseSink.layer.pipe(Layer.provideMerge(ClickHouse.fromConfig(handle.config)), Layer.provide(Metrics.layerTest))
+        ClickHouseSink.layer.pipe(
+          Layer.provideMerge(ClickHouse.fromConfig(handle.config)),
+          Layer.provide(Metrics.layerTest)
+        )
       ),
       Effect.scoped
     ) as Effect.Effect<A, unknown, never>
@@ -41,7 +44,11 @@ const withSink = <A>(f: (sink: ClickHouseSink["Type"]) => Effect.Effect<A, unkno
 const noBeat = () => Promise.resolve()
 
 /** Writes tables the way the consumer does, in small chunks, stopping where a crash would. */
-const insertRaw = async (batch: TableRows, tables: ReadonlyArray<keyof TableRows>, cut?: { table: string; keep: number }) => {
+const insertRaw = async (
+  batch: TableRows,
+  tables: ReadonlyArray<keyof TableRows>,
+  cut?: { table: string; keep: number }
+) => {
   for (const table of tables) {
     let values = batch[table] as Array<unknown>
     if (values.length === 0) continue
@@ -50,7 +57,11 @@ const insertRaw = async (batch: TableRows, tables: ReadonlyArray<keyof TableRows
       table,
       values,
       format: "JSONEachRow",
-      clickhouse_settings: { max_insert_block_size: "64", min_insert_block_size_rows: "64", min_insert_block_size_bytes: "4096" }
+      clickhouse_settings: {
+        max_insert_block_size: "64",
+        min_insert_block_size_rows: "64",
+        min_insert_block_size_bytes: "4096"
+      }
     })
   }
 }
@@ -109,7 +120,8 @@ describe("analytics views under replays and a consumer restart", () => {
                 total_fees, active_accounts FROM ${view}(${RANGE}) ORDER BY bucket`
       )
       const want = await rows(
-        `SELECT toString(${bucket}) AS bucket, count() AS transactions, countIf(NOT ifNull(t.aborted, false)) AS successful,
+        `SELECT toString(${bucket}) AS bucket, count() AS transactions,
+                countIf(NOT ifNull(t.aborted, false)) AS successful,
                 countIf(ifNull(t.aborted, false)) AS aborted, sum(toUInt128(t.total_fees)) AS total_fees,
                 uniq(t.account) AS active_accounts
          FROM transactions AS t FINAL WHERE ${DONE} GROUP BY bucket ORDER BY bucket`
@@ -137,7 +149,8 @@ describe("analytics views under replays and a consumer restart", () => {
       `SELECT toString(day) AS day, direction, type, opcode, messages, bounced, value FROM analytics_opcodes(${RANGE})`
     )
     const wantOps = await rows(
-      `SELECT toString(toDate(toDateTime(tx_now, 'UTC'))) AS day, direction, type, ifNull(toInt64(opcode), -1) AS opcode,
+      `SELECT toString(toDate(toDateTime(tx_now, 'UTC'))) AS day, direction, type,
+              ifNull(toInt64(opcode), -1) AS opcode,
               count() AS messages, countIf(ifNull(bounced, false)) AS bounced,
               sum(ifNull(value, toUInt128(0))) AS value
        FROM messages FINAL WHERE ${DONE} GROUP BY day, direction, type, opcode ORDER BY day, direction, type, opcode`
@@ -172,7 +185,7 @@ describe("analytics views under replays and a consumer restart", () => {
     expect(num(total!.a)).toBe(done.filter((t) => t.description.aborted === true).length)
   })
 
-  it("a backfill from the base tables rebuilds the same figures (history stored before the views existed)", async () => {
+  it("a backfill from the base tables rebuilds the same figures (history from before the views)", async () => {
     const snapshot = async () => ({
       daily: await rows(`SELECT * FROM analytics_daily(${RANGE})`),
       opcodes: await rows(`SELECT * FROM analytics_opcodes(${RANGE})`),
@@ -184,7 +197,11 @@ describe("analytics views under replays and a consumer restart", () => {
       await client.command({ query: `TRUNCATE TABLE ${t}` })
     }
     expect(await rows(`SELECT * FROM analytics_daily(${RANGE})`)).toEqual([])
-    const statements = await backfillAnalytics(client, { fromSeqno: 0, toSeqno: bundles.at(-1)!.mc_seqno, step: 20_000_000 })
+    const statements = await backfillAnalytics(client, {
+      fromSeqno: 0,
+      toSeqno: bundles.at(-1)!.mc_seqno,
+      step: 20_000_000
+    })
     expect(statements).toBeGreaterThan(0)
     expect(await snapshot()).toEqual(before)
     // A second backfill over the same range is one more attempt per block, not double counts.

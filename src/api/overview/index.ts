@@ -98,7 +98,10 @@ export const overviewRoutes: FastifyPluginAsync<OverviewPluginOptions> = async (
         return reply.header("cache-control", "no-store").send(data)
       } catch (e) {
         req.log.warn({ err: e }, "overview data unavailable")
-        return reply.code(503).header("cache-control", "no-store").send({ error: `ClickHouse: ${(e as Error).message}` })
+        return reply
+          .code(503)
+          .header("cache-control", "no-store")
+          .send({ error: `ClickHouse: ${(e as Error).message}` })
       }
     }
   )

@@ -111,7 +111,8 @@ function render(d) {
   document.getElementById("lag").textContent = duration(p.lag_seconds);
   document.getElementById("tx-total").textContent = fmt(p.transactions);
   document.getElementById("pending").textContent = fmt(p.pending_blocks);
-  bars("chart-daily-tx", d.daily.map((x) => ({ label: x.day, short: x.day.slice(2), value: x.transactions })), "var(--bar)");
+  bars("chart-daily-tx", d.daily.map((x) => ({ label: x.day, short: x.day.slice(2), value: x.transactions })),
+    "var(--bar)");
   bars("chart-daily-accounts", d.daily.map((x) => ({ label: x.day, short: x.day.slice(2), value: x.active_accounts })),
     "var(--bar2)");
   bars("chart-throughput", d.throughput.map((x) => ({ label: utc(x.minute), short: utc(x.minute).slice(11, 16),
