@@ -10,6 +10,7 @@ import { ClickHouse } from "../clickhouse/ClickHouse.js"
 import { ApiConfig, NetworkConfig } from "../config.js"
 import { ClickHouseTxStore } from "../store/Store.js"
 import { buildApp } from "./app.js"
+import { overviewRoutes } from "./overview/index.js"
 
 export class ApiServerError extends Schema.TaggedError<ApiServerError>()("ApiServerError", {
   reason: Schema.Literal("ListenFailed"),
@@ -31,6 +32,8 @@ export class ApiServer extends Context.Tag("ton-exporter/ApiServer")<
         store: new ClickHouseTxStore(ch.client),
         config: { network, api, processMetrics: true, logger: false }
       })
+      // the human-facing overview page reads ClickHouse's analytics views directly, beside the toncenter routes
+      app.register(overviewRoutes, { client: ch.client })
       const address = yield* Effect.acquireRelease(
         Effect.tryPromise({
           try: () => app.listen({ host: api.host, port: api.port }),
