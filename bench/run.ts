@@ -1,0 +1,158 @@
+/**
+ * Runs every benchmark of the project in one go (`npm run bench`), one process at a time so they do not compete for
+ * the two cores, and rewrites BENCHMARKS.md with the machine, the exact commands, each script's own description of
+ * how its figures are computed, and its output. Invariant: numbers come only from the scripts' printed output of this
+ * run; nothing is edited by hand or asserted. `--only decode,generate` picks steps; `--no-write` leaves the file.
+ */
+import { spawn } from "node:child_process"
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import os from "node:os"
+import path from "node:path"
+import { fileURLToPath } from "node:url"
+import { parseArgs } from "node:util"
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
+
+interface Step {
+  readonly name: string
+  readonly script: string
+  readonly args: ReadonlyArray<string>
+  readonly title: string
+}
+
+const { values } = parseArgs({
+  options: {
+    only: { type: "string" },
+    "no-write": { type: "boolean", default: false },
+    "gen-txs": { type: "string", default: "200000" },
+    "gen-base": { type: "string", default: "4000" }
+  }
+})
+
+const genDir = mkdtempSync(path.join(os.tmpdir(), "bench-gen-"))
+const steps: ReadonlyArray<Step> = [
+  { name: "decode", script: "bench/decode.ts", args: [], title: "Decode + render ceiling" },
+  {
+    name: "generate",
+    script: "pipelines/generate.ts",
+    args: ["--seed", "7", "--txs", values["gen-txs"]!, "--base", values["gen-base"]!, "--cache-dir", genDir],
+    title: "Chain generator (fresh cache)"
+  },
+  { name: "ingest", script: "bench/ingest.ts", args: [], title: "End-to-end ingest" },
+  { name: "api", script: "bench/api.ts", args: [], title: "API load" }
+]
+const wanted = values.only === undefined ? null : new Set(values.only.split(","))
+
+/** The leading comment of a script: its own statement of what it measures and how. */
+const headerOf = (file: string): string => {
+  const text = readFileSync(path.join(root, file), "utf8")
+  const lines: Array<string> = []
+  for (const line of text.split("\n")) {
+    const t = line.trim()
+    if (t.startsWith("/**") || t.startsWith("*/")) {
+      if (t.startsWith("*/")) break
+      continue
+    }
+    if (t.startsWith("//")) lines.push(t.replace(/^\/\/ ?/, ""))
+    else if (t.startsWith("*")) lines.push(t.replace(/^\* ?/, ""))
+    else break
+  }
+  return lines.join(" ").trim()
+}
+
+interface Result {
+  readonly step: Step
+  readonly command: string
+  readonly code: number | null
+  readonly seconds: number
+  readonly output: string
+}
+
+const run = (step: Step): Promise<Result> =>
+  new Promise((resolve) => {
+    const started = Date.now()
+    const args = ["tsx", step.script, ...step.args]
+    const child = spawn("npx", args, { cwd: root, env: process.env, stdio: ["ignore", "pipe", "pipe"] })
+    let output = ""
+    const keep = (chunk: Buffer) => {
+      const s = chunk.toString()
+      process.stdout.write(s)
+      // Progress lines redraw with \r; only their last state is worth keeping.
+      output += s
+    }
+    child.stdout.on("data", keep)
+    child.stderr.on("data", keep)
+    child.on("close", (code) =>
+      resolve({
+        step,
+        command: `npx ${args.join(" ")}`,
+        code,
+        seconds: (Date.now() - started) / 1000,
+        output: output
+          .split("\n")
+          .map((l) => l.split("\r").filter((p) => p.trim() !== "").pop() ?? "")
+          .filter((l) => !l.startsWith("npm warn"))
+          .join("\n")
+          .trim()
+      })
+    )
+  })
+
+const results: Array<Result> = []
+for (const step of steps) {
+  if (wanted !== null && !wanted.has(step.name)) continue
+  if (!existsSync(path.join(root, step.script))) {
+    console.log(`\n## ${step.title}: ${step.script} does not exist yet, skipped`)
+    continue
+  }
+  console.log(`\n## ${step.title}: npx tsx ${step.script} ${step.args.join(" ")}`)
+  results.push(await run(step))
+}
+rmSync(genDir, { recursive: true, force: true })
+
+const cpus = os.cpus()
+const machine = [
+  `- CPU: ${cpus[0]?.model ?? "unknown"}, ${cpus.length} logical cores (available parallelism ${os.availableParallelism()})`,
+  `- Memory: ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB; OS: ${os.type()} ${os.release()} ${os.arch()}`,
+  `- Node ${process.version}; load average at the end of the run: ${os.loadavg().map((x) => x.toFixed(2)).join(", ")}`,
+  "- The machine is shared: other processes may run during a benchmark. Per-CPU-second figures, where a script",
+  "  prints them, and medians over repeated runs are the numbers to compare."
+].join("\n")
+
+console.log("\n## Summary")
+for (const r of results) console.log(`${r.step.name.padEnd(10)} exit ${r.code}  ${r.seconds.toFixed(0)} s`)
+
+if (!values["no-write"]) {
+  const sections = results.map((r) =>
+    [
+      `## ${r.step.title}`,
+      "",
+      "```",
+      r.command,
+      "```",
+      "",
+      `How it is computed (from the script): ${headerOf(r.step.script)}`,
+      "",
+      `Exit code ${r.code}, ${r.seconds.toFixed(0)} s wall. Output:`,
+      "",
+      "```",
+      r.output,
+      "```",
+      ""
+    ].join("\n")
+  )
+  const doc = [
+    "# Benchmarks",
+    "",
+    `Latest results of \`npm run bench\` (bench/run.ts), ${new Date().toISOString()}. Regenerate with \`npm run bench\`;`,
+    "each section below is one script run as a separate process, in this order, with its printed output verbatim.",
+    "",
+    "## Machine",
+    "",
+    machine,
+    "",
+    ...sections
+  ].join("\n")
+  writeFileSync(path.join(root, "BENCHMARKS.md"), doc)
+  console.log("wrote BENCHMARKS.md")
+}
