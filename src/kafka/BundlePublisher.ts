@@ -77,18 +77,18 @@ export const makeBundlePublisher = (transactionalId: string) =>
     )
 
     const sendTransaction = (bundles: ReadonlyArray<EncodedMessage>, letters: ReadonlyArray<EncodedMessage>) =>
-      Effect.tryPromise({
+      bundles.length === 0 && letters.length === 0 ? Effect.void : Effect.tryPromise({
         try: async () => {
           const tx = await producer.transaction()
           try {
             // Bundles go to partition 0 explicitly: the topic has one partition by design and the key only names
-            // the record.
-            for (const b of bundles) {
+            // the record. One request per chunk: `publish` already bounded its size below the record batch limit.
+            if (bundles.length > 0) {
               await tx.send({
                 topic: client.topics.blocks,
                 compression: CompressionTypes.GZIP,
                 acks: -1,
-                messages: [toKafka(b, 0)]
+                messages: bundles.map((b) => toKafka(b, 0))
               })
             }
             if (letters.length > 0) {

@@ -1,7 +1,8 @@
 // Upstream misbehaviour on the real broker and ClickHouse engine: the producer reads the fake toncenter over HTTP
 // while it answers 429s, 5xx bursts, malformed and truncated bodies, slow answers and dropped connections, and two
-// transactions arrive as BOCs that do not decode. Every other block and transaction must be stored once, the two
-// bad ones must be in the dead-letter topic with their reason, and the gap must be visible in the block's tx_count.
+// transactions arrive as BOCs that do not decode, and one masterchain block is refused for good. Every other block
+// and transaction must be stored once, the three
+// bad inputs must be in the dead-letter topic with their reason, and the tx gap must be visible in tx_count.
 import { beginCell } from "@ton/core"
 import { Effect, Either, Layer } from "effect"
 import { Kafka, logLevel } from "kafkajs"
@@ -18,7 +19,7 @@ import { Health } from "../../src/ops/Health.js"
 import { makeMetrics, Metrics } from "../../src/ops/Metrics.js"
 import { runProducer } from "../../src/producer/Producer.js"
 import { ClickHouseSink } from "../../src/sink/ClickHouseSink.js"
-import { Upstream } from "../../src/source/Upstream.js"
+import { Upstream, UpstreamError } from "../../src/source/Upstream.js"
 import { decodeTransaction } from "../../src/ton/decode.js"
 import { Fiber } from "effect"
 import { testClickHouse, testKafka, type TestClickHouse } from "../support/integration.js"
@@ -73,7 +74,7 @@ describe("pipeline: upstream faults and poisoned transactions", () => {
     await ch?.close()
   })
 
-  it("survives the faults without gaps and dead-letters exactly the poisoned transactions", async () => {
+  it("survives the faults without gaps and dead-letters exactly the poisoned transactions and the refused block", async () => {
     // Two transactions in two different masterchain blocks: one BOC that is not base64 at all, one valid BOC
     // whose root cell is not a transaction.
     const victims = [chain.first + 2, chain.first + 7].map((s) => {
@@ -81,6 +82,7 @@ describe("pipeline: upstream faults and poisoned transactions", () => {
       const block = [...mc.shardBlocks, mc.block].find((b) => b.txs.length > 0)!
       return block.txs[0]!.hash
     })
+    const lostBlock = chain.first + 4
     const poisonFor = new Map([
       [victims[0]!, "%%% not a boc %%%"],
       [victims[1]!, beginCell().storeUint(0xdeadbeef, 32).endCell().toBoc().toString("base64")]
@@ -90,7 +92,10 @@ describe("pipeline: upstream faults and poisoned transactions", () => {
       Effect.map(Upstream, (svc) => ({
         ...svc,
         bundle: (s: number) =>
-          Effect.map(svc.bundle(s), (raw) => ({
+          // One masterchain block upstream refuses for good: it must become a block dead letter, not a stall.
+          s === lostBlock
+            ? Effect.fail(new UpstreamError({ reason: "bad_request", message: "LITE_SERVER_UNKNOWN: refused" }))
+            : Effect.map(svc.bundle(s), (raw) => ({
             ...raw,
             transactions: raw.transactions.map((t) => (poisonFor.has(t.hash) ? { ...t, boc: poisonFor.get(t.hash)! } : t))
           }))
@@ -110,11 +115,11 @@ describe("pipeline: upstream faults and poisoned transactions", () => {
         Effect.provide(layers)
       )
     )
-    expect(summary).toMatchObject({ first: chain.first, last: chain.last, bundles: chain.last - chain.first + 1, deadLetters: 2 })
+    expect(summary).toMatchObject({ first: chain.first, last: chain.last, bundles: chain.last - chain.first, deadLetters: 3 })
     const faulted = fake.requests.filter((r) => r.fault !== undefined && r.fault !== "slow")
     expect(new Set(faulted.map((r) => r.fault))).toEqual(new Set(["rate_limit", "server_error", "malformed", "truncated", "reset"]))
     const counted = (await metrics.deadLetters.get()).values
-    expect(counted.reduce((n, v) => n + v.value, 0)).toBe(2)
+    expect(counted.reduce((n, v) => n + v.value, 0)).toBe(3)
 
     const consumer = Effect.runFork(
       runConsumer({ groupId: `${prefix}-sink`, batchRows: 1_000, batchMs: 200, progressMs: 0 }).pipe(
@@ -122,7 +127,13 @@ describe("pipeline: upstream faults and poisoned transactions", () => {
         Effect.provide(layers)
       )
     )
-    const expected = expectedFrom(chain)
+    const before = expectedFrom(chain, chain.first, lostBlock - 1)
+    const after = expectedFrom(chain, lostBlock + 1, chain.last)
+    const expected = {
+      mcSeqnos: [...before.mcSeqnos, ...after.mcSeqnos],
+      blocks: [...before.blocks, ...after.blocks].sort(),
+      txHashes: [...before.txHashes, ...after.txHashes].sort()
+    }
     await waitForDone(ch.client, expected.mcSeqnos.length)
     await Effect.runPromise(Fiber.interrupt(consumer))
 
@@ -137,9 +148,11 @@ describe("pipeline: upstream faults and poisoned transactions", () => {
     })
     expect(Number((await rs.json<{ missing: string }>())[0]!.missing)).toBe(2)
 
-    const letters = await readDeadLetters(tk.brokers, topicNames(prefix, chain.network).deadLetter, 2)
+    const all = await readDeadLetters(tk.brokers, topicNames(prefix, chain.network).deadLetter, 3)
+    const letters = all.filter((l) => l.kind === "transaction")
     expect(letters.map((l) => l.tx_hash).sort()).toEqual([...victims].sort())
-    expect(letters.every((l) => l.kind === "transaction" && l.payload === poisonFor.get(l.tx_hash!))).toBe(true)
+    expect(letters.every((l) => l.payload === poisonFor.get(l.tx_hash!))).toBe(true)
     expect(letters.map((l) => l.reason).sort()).toEqual(["not_a_transaction", "not_base64"])
+    expect(all.filter((l) => l.kind === "block").map((l) => [l.mc_seqno, l.reason])).toEqual([[lostBlock, "upstream_bad_request"]])
   })
 })
