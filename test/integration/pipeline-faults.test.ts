@@ -1,8 +1,8 @@
 // Upstream misbehaviour on the real broker and ClickHouse engine: the producer reads the fake toncenter over HTTP
 // while it answers 429s, 5xx bursts, malformed and truncated bodies, slow answers and dropped connections, and two
 // transactions arrive as BOCs that do not decode, and one masterchain block is refused for good. Every other block
-// and transaction must be stored once, the three
-// bad inputs must be in the dead-letter topic with their reason, and the tx gap must be visible in tx_count.
+// and transaction must be stored once, the three bad inputs must be in the dead-letter topic with their reason, and
+// the transaction gap must be visible in the blocks' tx_count.
 import { beginCell } from "@ton/core"
 import { Effect, Either, Layer } from "effect"
 import { Kafka, logLevel } from "kafkajs"
