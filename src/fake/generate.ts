@@ -67,24 +67,41 @@ interface Draft {
   readonly txs: Array<ChainTx>
 }
 
+/** Chains already built in this process: test files and jobs often ask for the same one more than once. */
+const memo = new Map<string, ChainData>()
+
+/** Drops the in-process cache (the on-disk one stays). */
+export const forgetGeneratedChains = (): void => memo.clear()
+
 export const generateChain = (opts: GenerateOptions): ChainData => {
-  const expected = opts.mcBlocks * ((opts.txPerBlock ?? 8) * 3 + 2) + (opts.bigBlockTxs ?? 0)
-  if (expected < (opts.cacheAboveTxs ?? 20_000)) return buildChain(opts)
-  const { boc: _boc, ...keyed } = opts
+  const { boc: _boc, cacheAboveTxs: _threshold, ...keyed } = opts
   const key = digest(JSON.stringify({ v: GENERATOR_VERSION, bocWriter: opts.boc?.name ?? "node-order", ...keyed }))
     .replace(/[^A-Za-z0-9]/g, "")
     .slice(0, 24)
+  const known = memo.get(key)
+  if (known) return known
+  const chain = cachedOnDisk(key, opts)
+  memo.set(key, chain)
+  return chain
+}
+
+const cachedOnDisk = (key: string, opts: GenerateOptions): ChainData => {
+  const expected = opts.mcBlocks * ((opts.txPerBlock ?? 8) * 3 + 2) + (opts.bigBlockTxs ?? 0)
+  if (expected < (opts.cacheAboveTxs ?? 20_000)) return buildChain(opts)
   const dir = path.join(os.tmpdir(), "ton-fake-chains")
   const file = path.join(dir, `chain-${key}.json`)
   if (existsSync(file)) return chainFromJson(JSON.parse(readFileSync(file, "utf8")))
   const chain = buildChain(opts)
   mkdirSync(dir, { recursive: true })
-  writeFileSync(`${file}.tmp`, JSON.stringify(chainToJson(chain)))
-  renameSync(`${file}.tmp`, file)
+  // a private temporary name, then an atomic rename: parallel processes never see a half-written cache file
+  const tmp = `${file}.${process.pid}.${Date.now()}.tmp`
+  writeFileSync(tmp, JSON.stringify(chainToJson(chain)))
+  renameSync(tmp, file)
   return chain
 }
 
-const buildChain = (opts: GenerateOptions): ChainData => {
+/** Builds the chain from scratch, bypassing both caches. */
+export const buildChain = (opts: GenerateOptions): ChainData => {
   installFastCellHash()
   const rng = makeRng(opts.seed)
   const boc = opts.boc ?? defaultBoc
