@@ -54,7 +54,8 @@ const program = Effect.gen(function* () {
   const cpuSeconds = (used.user + used.system) / 1e6
   yield* Effect.logInfo(
     `fake toncenter on ${fake.url} (TONCENTER_URL=${fake.url}): ${fake.chain.name}, masterchain ` +
-      `${fake.chain.first}..${fake.chain.last} (head ${fake.head()}), ${stats.blocks} blocks, ${stats.txs} transactions, ` +
+      `${fake.chain.first}..${fake.chain.last} (head ${fake.head()}), ` +
+      `${stats.blocks} blocks, ${stats.txs} transactions, ` +
       `up to ${stats.maxShards} shards; ready in ${((performance.now() - started) / 1000).toFixed(1)} s wall, ` +
       `${cpuSeconds.toFixed(1)} s cpu (${Math.round(stats.txs / Math.max(cpuSeconds, 1e-3))} tx per cpu-second, ` +
       `cached on disk above 20000 tx)`

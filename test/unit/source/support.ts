@@ -1,4 +1,4 @@
-// Shared helpers for the source tests: run an Upstream against a fake toncenter and collect results or typed errors.
+// Shared by the source tests: run an Upstream against a fake toncenter and collect results or typed errors.
 import { Effect, Either } from "effect"
 import { makeToncenterUpstream } from "../../../src/source/Toncenter.js"
 import type { RawMasterchainBundle, ToncenterOptions, UpstreamError } from "../../../src/source/Upstream.js"
