@@ -192,7 +192,7 @@ export const settings = {
   toncenter: {
     url: setting("TONCENTER_URL", "", "toncenter base URL; empty serves bundled recorded data locally", httpUrl),
     apiKey: setting("TONCENTER_API_KEY", "", "toncenter API key", optionalText),
-    v3Url: setting("TONCENTER_V3_URL", "", "toncenter v3 base URL; empty derives it from TONCENTER_URL", httpUrl),
+    v3Url: setting("TONCENTER_V3_URL", "", "toncenter v3 base URL for optional enrichment (account states, code hashes); empty = no enrichment", httpUrl),
     rps: setting(
       "TONCENTER_RPS",
       "",
