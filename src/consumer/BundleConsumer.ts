@@ -148,7 +148,6 @@ export const runConsumer = (run: ConsumerRun) =>
             if (buffer.due(run.batchRows, Number.POSITIVE_INFINITY, Date.now())) await flush()
           }
           if (buffer.due(run.batchRows, run.batchMs, Date.now())) await flush()
-          await hb()
         }
 
         yield* Effect.tryPromise({
@@ -160,7 +159,9 @@ export const runConsumer = (run: ConsumerRun) =>
               partitionsConsumedConcurrently: 1,
               eachBatch: (payload) =>
                 eachBatch(payload).catch((e: unknown) => {
-                  fail(e instanceof KafkaError ? e : failureOf(e))
+                  // Kafka errors (a rebalance during a commit, say) are kafkajs's to handle: it rejoins or crashes,
+                  // and a crash ends the session through the CRASH event. Anything else ends the session now.
+                  if (!isKafkaJsError(e)) fail(failureOf(e))
                   throw e
                 })
             })
@@ -208,6 +209,9 @@ export const runConsumer = (run: ConsumerRun) =>
       Effect.raceFirst(Effect.zipRight(progress, Effect.never))
     )
   })
+
+const isKafkaJsError = (e: unknown): boolean =>
+  e instanceof Error && (e.name.startsWith("KafkaJS") || (e as { retriable?: unknown }).retriable !== undefined)
 
 /** Whatever escaped a flush: a sink error keeps its tag, anything else is a consume failure. */
 const failureOf = (e: unknown) =>
