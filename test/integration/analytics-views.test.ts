@@ -7,6 +7,7 @@ import type { ClickHouseClient } from "@clickhouse/client"
 import { Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { backfillAnalytics } from "../../src/analytics/backfill.js"
+import { pruneAnalyticsAttempts } from "../../src/analytics/prune.js"
 import { ClickHouse } from "../../src/clickhouse/ClickHouse.js"
 import { flattenBundles, INSERT_ORDER, type TableRows } from "../../src/flatten/index.js"
 import { Metrics } from "../../src/ops/Metrics.js"
@@ -183,6 +184,34 @@ describe("analytics views under replays and a consumer restart", () => {
     expect(num(total!.t)).toBe(done.length)
     expect(BigInt(total!.f)).toBe(done.reduce((s, t) => s + BigInt(t.total_fees), 0n))
     expect(num(total!.a)).toBe(done.filter((t) => t.description.aborted === true).length)
+  })
+
+  it("pruning superseded attempts leaves every view unchanged and one attempt per done block", async () => {
+    const snapshot = async () => ({
+      hourly: await rows(`SELECT * FROM analytics_hourly(${RANGE})`),
+      opcodes: await rows(`SELECT * FROM analytics_opcodes(${RANGE})`),
+      accounts: await rows(`SELECT * FROM analytics_accounts(${DAYS}) ORDER BY account`)
+    })
+    const before = await snapshot()
+    const late = bundles.at(-1)!
+    const lateRows = async () =>
+      rows(`SELECT count() AS n FROM analytics_tx_mc WHERE mc_seqno = ${late.mc_seqno}`).then((r) => Number(r[0]!.n))
+    const lateBefore = await lateRows()
+    expect(lateBefore).toBeGreaterThan(0)
+    await pruneAnalyticsAttempts(client, { fromSeqno: 0, toSeqno: late.mc_seqno })
+    expect(await snapshot()).toEqual(before)
+    const [raw] = await rows<{ n: string }>(
+      `SELECT sum(transactions) AS n FROM analytics_tx_mc WHERE mc_seqno IN (SELECT mc_seqno FROM mc_blocks_done)`
+    )
+    const [base] = await rows<{ n: string }>(`SELECT count() AS n FROM transactions FINAL WHERE ${DONE}`)
+    expect(raw!.n).toBe(base!.n)
+    const [msgRaw] = await rows<{ n: string }>(
+      `SELECT sum(messages) AS n FROM analytics_msg_mc WHERE mc_seqno IN (SELECT mc_seqno FROM mc_blocks_done)`
+    )
+    const [msgBase] = await rows<{ n: string }>(`SELECT count() AS n FROM messages FINAL WHERE ${DONE}`)
+    expect(msgRaw!.n).toBe(msgBase!.n)
+    // The unfinished block keeps its rows: its next attempt decides.
+    expect(await lateRows()).toBe(lateBefore)
   })
 
   it("a backfill from the base tables rebuilds the same figures (history from before the views)", async () => {
