@@ -13,7 +13,7 @@ import { flattenBundles, INSERT_ORDER } from "../../src/flatten/index.js"
 import { repoRoot, testClickHouse, type TestClickHouse } from "../support/integration.js"
 import { realBlockBundles } from "../unit/store/realBlocks.js"
 
-const CHROMIUM = "/usr/bin/chromium"
+const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium"
 // Pinned before anything is written, so every insert falls inside the page's throughput window.
 const NOW = Math.floor(Date.now() / 1000)
 const { bundles } = realBlockBundles()
