@@ -28,7 +28,7 @@ import { OpsServerLive } from "../src/ops/OpsServer.js"
 import { runProducer, type ProducerRun } from "../src/producer/Producer.js"
 import { ClickHouseSink } from "../src/sink/ClickHouseSink.js"
 import { Upstream } from "../src/source/Upstream.js"
-import { decodeTransaction } from "../src/ton/decode.js"
+import { pipelineDecode } from "../src/producer/assemble.js"
 
 const { values: args } = parseArgs({ options: { exit: { type: "boolean", default: false } }, strict: true })
 
@@ -96,7 +96,7 @@ const program = Effect.gen(function* () {
   const { address } = yield* ApiServer
   yield* Console.log(`api: ${address}/api/v3/masterchainBlockShardState?seqno=N, ops: http://127.0.0.1:${metricsPort}/metrics`)
 
-  const summary = yield* runProducer(run, decodeTransaction).pipe(Effect.provide(upstream.layer))
+  const summary = yield* runProducer(run, pipelineDecode).pipe(Effect.provide(upstream.layer))
   if (summary.last === undefined) {
     yield* Console.log("producer: nothing new to publish (the topic already holds this range)")
   } else {

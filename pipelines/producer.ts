@@ -12,7 +12,7 @@ import { Metrics } from "../src/ops/Metrics.js"
 import { OpsServerLive } from "../src/ops/OpsServer.js"
 import { runProducer, type ProducerMode } from "../src/producer/Producer.js"
 import { Upstream } from "../src/source/Upstream.js"
-import { decodeTransaction } from "../src/ton/decode.js"
+import { pipelineDecode } from "../src/producer/assemble.js"
 
 const { values: args } = parseArgs({
   options: { mode: { type: "string" }, from: { type: "string" }, to: { type: "string" } },
@@ -32,7 +32,7 @@ const program = Effect.gen(function* () {
   if (!["backfill", "follow", "resume"].includes(mode)) return yield* Effect.dieMessage(`--mode: expected backfill|follow|resume`)
   const summary = yield* runProducer(
     { mode, from: int("from", args.from) ?? configured.from, to: int("to", args.to) ?? configured.to },
-    decodeTransaction
+    pipelineDecode
   )
   yield* Console.log(
     `producer done: mc ${summary.first ?? "-"}..${summary.last ?? "-"}, ${summary.bundles} bundles, ` +

@@ -6,6 +6,7 @@
 import { Either } from "effect"
 import type { DeadLetter } from "../kafka/codec.js"
 import type { RawMasterchainBundle } from "../source/Upstream.js"
+import { decodeTransaction } from "../ton/decode.js"
 import type { BlockIdExt, MasterchainBundle, TransactionRecord } from "../ton/record.js"
 import { assignTraceIds } from "../trace/traceIds.js"
 
@@ -19,6 +20,13 @@ export type DecodeTransaction = (
   boc: string,
   context: { readonly block: BlockIdExt; readonly mc_block_seqno: number }
 ) => Either.Either<TransactionRecord, DecodeFailure>
+
+/**
+ * The decoder the pipeline runs. Message bodies holding exotic cells (Merkle proofs and updates) are kept rather than
+ * dead-lettered: they are real on-chain transactions that toncenter serves, and dropping them would leave a gap.
+ */
+export const pipelineDecode: DecodeTransaction = (boc, context) =>
+  decodeTransaction(boc, context, { exoticBodies: "keep" })
 
 export interface Assembled {
   readonly bundle: MasterchainBundle

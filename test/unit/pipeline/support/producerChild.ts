@@ -8,7 +8,7 @@ import { Health } from "../../../../src/ops/Health.js"
 import { Metrics } from "../../../../src/ops/Metrics.js"
 import { runProducer } from "../../../../src/producer/Producer.js"
 import { Upstream } from "../../../../src/source/Upstream.js"
-import { decodeTransaction } from "../../../../src/ton/decode.js"
+import { pipelineDecode } from "../../../../src/producer/assemble.js"
 import { chainUpstream } from "./chainUpstream.js"
 import { chaosChainOptions } from "./chaosChain.js"
 
@@ -25,7 +25,7 @@ const slow = { ...base, bundle: (s: number) => Effect.zipRight(Effect.sleep(dela
 
 const program = runProducer(
   { mode: "backfill", from: chain.first, to: chain.last, prefetch: 1, maxBundlesPerTransaction: 2, progressMs: 0 },
-  decodeTransaction
+  pipelineDecode
 ).pipe(
   Effect.tap((s) => Effect.sync(() => process.stdout.write(`producer-done ${JSON.stringify(s)}\n`))),
   Effect.provide(
