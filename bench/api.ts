@@ -4,6 +4,7 @@
 // Prints requests/s and p50/p99 latency per endpoint and the peak RSS of the serving process.
 // BENCH_STORE=memory (default: in-memory store, measures the HTTP layer) | clickhouse (embedded ClickHouse,
 // or CLICKHOUSE_URL, with the block ingested first); BENCH_CONNECTIONS (16), BENCH_SECONDS (10).
+import type { ClickHouseClient } from "@clickhouse/client"
 import { Either } from "effect"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { spawn } from "node:child_process"
@@ -11,6 +12,7 @@ import { createRequire } from "node:module"
 import { availableParallelism, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { buildApp } from "../src/api/app.js"
+import { addressBookAddresses, stateHashes } from "../src/api/assemble/v3.js"
 import type { TxStore } from "../src/api/TxStore.js"
 import { makeClickHouseClient } from "../src/clickhouse/ClickHouse.js"
 import { applyMigrations } from "../src/clickhouse/migrations.js"
@@ -114,7 +116,9 @@ const bundle = (): MasterchainBundle => {
   }
 }
 
-const openStore = async (b: MasterchainBundle): Promise<{ store: TxStore; close: () => Promise<void> }> => {
+const openStore = async (
+  b: MasterchainBundle
+): Promise<{ store: TxStore; close: () => Promise<void>; raw?: ClickHouseClient }> => {
   if (storeKind === "memory") {
     const store = new MemoryTxStore([
       { mc: b.mc_block, shardBlocks: b.shard_blocks, shardTops: b.shard_tops, transactions: b.transactions }
@@ -137,6 +141,7 @@ const openStore = async (b: MasterchainBundle): Promise<{ store: TxStore; close:
   }
   return {
     store: new ClickHouseTxStore(handle.client),
+    raw: handle.client,
     close: async () => {
       await handle.client.close()
       rmSync(dataDir, { recursive: true, force: true })
@@ -144,10 +149,60 @@ const openStore = async (b: MasterchainBundle): Promise<{ store: TxStore; close:
   }
 }
 
+const median = (xs: Array<number>): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+
+/** Store calls one uncached request makes, timed without HTTP: median of sequential runs, then calls/s at 8 in flight. */
+const storeTimings = async (store: TxStore, b: MasterchainBundle, raw?: ClickHouseClient) => {
+  const blk = b.shard_blocks[0]!.id
+  const calls: Array<[string, () => Promise<unknown>]> = [
+    ["blockById (v2)", () => store.blockById(blk)],
+    ["blockTransactions count=40 (v2)", () => store.blockTransactions(blk, null, 40)],
+    [
+      "transactionsByMcSeqno limit=40 (v3)",
+      () => store.transactionsByMcSeqno(b.mc_seqno, { limit: 40, offset: 0, sort: "desc" })
+    ],
+    ["accountStates x40 (v3)", () => store.accountStates(stateHashes(b.transactions.slice(0, 40)))],
+    ["codeHashes x40 (v3)", () => store.codeHashes(addressBookAddresses(b.transactions.slice(0, 40)))]
+  ]
+  if (raw !== undefined)
+    calls.unshift([
+      "SELECT 1 (engine overhead)",
+      () => raw.query({ query: "SELECT 1", format: "JSONEachRow" }).then((r) => r.json())
+    ])
+  const runs = Number(process.env.BENCH_RUNS ?? 30)
+  for (const [name, f] of calls) {
+    await f()
+    const ts: Array<number> = []
+    for (let i = 0; i < runs; i++) {
+      const t0 = performance.now()
+      await f()
+      ts.push(performance.now() - t0)
+    }
+    const t0 = performance.now()
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        for (let i = 0; i < runs / 2; i++) await f()
+      })
+    )
+    const perSec = (8 * Math.floor(runs / 2) * 1000) / (performance.now() - t0)
+    console.log(
+      `store ${name.padEnd(40)} median ${median(ts).toFixed(1).padStart(6)} ms  min ${Math.min(...ts)
+        .toFixed(1)
+        .padStart(6)} ms  8-in-flight ${perSec.toFixed(0).padStart(5)} calls/s`
+    )
+  }
+}
+
 const main = async () => {
   const b = bundle()
-  const { store, close } = await openStore(b)
+  const { store, close, raw } = await openStore(b)
   const blk = b.shard_blocks[0]!.id
+  if (process.env.BENCH_MODE === "store") {
+    console.log(`bench:api store timings store=${storeKind} load=${loadavg()[0]!.toFixed(1)}`)
+    await storeTimings(store, b, raw)
+    await close()
+    return
+  }
   const targets: Array<[string, string]> = [
     [
       "v2 getBlockTransactionsExt count=40",

@@ -37,27 +37,47 @@ const validBlockId = (id: BlockId): boolean => isInt32(id.workchain) && isInt64(
 // Membership in the completion marker for the masterchain seqnos of `inner` (a subquery returning UInt32).
 const doneAmong = (inner: string): string => `(SELECT mc_seqno FROM mc_blocks_done WHERE mc_seqno IN (${inner}))`
 
-const BLOCK_MC = "SELECT mc_block_seqno FROM blocks WHERE workchain = {w:Int32} AND shard = {sh:Int64} AND seqno = {sq:UInt32}"
+const BLOCK_MC =
+  "SELECT mc_block_seqno FROM blocks WHERE workchain = {w:Int32} AND shard = {sh:Int64} AND seqno = {sq:UInt32}"
+
+// Bounds the memo of done blocks: a few hundred bytes each, so about a megabyte at most.
+const DONE_BLOCKS_MEMO = 4096
 
 export class ClickHouseTxStore implements TxStore {
+  // A block of a done masterchain block never changes again (TxStore's invariant), so its header is remembered:
+  // the v2 route asks for it on every page, and the page query then needs no `blocks` lookup of its own.
+  private readonly doneBlocks = new Map<string, BlockRecord>()
+
   constructor(private readonly client: ClickHouseClient) {}
 
+  private rememberDone(key: string, block: BlockRecord): void {
+    if (this.doneBlocks.size >= DONE_BLOCKS_MEMO) this.doneBlocks.delete(this.doneBlocks.keys().next().value!)
+    this.doneBlocks.set(key, block)
+  }
+
   private async rows<T>(query: string, query_params: Record<string, unknown>): Promise<Array<T>> {
-    const rs = await this.client.query({ query, query_params, format: "JSONEachRow", clickhouse_settings: readSettings })
+    const rs = await this.client.query({
+      query,
+      query_params,
+      format: "JSONEachRow",
+      clickhouse_settings: readSettings
+    })
     return rs.json<T>()
   }
 
   async mcBlockDone(seqno: number): Promise<boolean> {
     if (!isUInt32(seqno)) return false
-    const [r] = await this.rows<{ n: string }>(
-      "SELECT count() AS n FROM mc_blocks_done WHERE mc_seqno = {s:UInt32}",
-      { s: seqno }
-    )
+    const [r] = await this.rows<{ n: string }>("SELECT count() AS n FROM mc_blocks_done WHERE mc_seqno = {s:UInt32}", {
+      s: seqno
+    })
     return r !== undefined && r.n !== "0"
   }
 
   async lastDoneMcSeqno(): Promise<number | null> {
-    const [r] = await this.rows<{ m: number; n: string }>("SELECT max(mc_seqno) AS m, count() AS n FROM mc_blocks_done", {})
+    const [r] = await this.rows<{ m: number; n: string }>(
+      "SELECT max(mc_seqno) AS m, count() AS n FROM mc_blocks_done",
+      {}
+    )
     return r === undefined || r.n === "0" ? null : r.m
   }
 
@@ -79,6 +99,9 @@ export class ClickHouseTxStore implements TxStore {
 
   async blockById(id: BlockId): Promise<BlockRecord | null> {
     if (!validBlockId(id)) return null
+    const key = `${id.workchain}:${id.shard}:${id.seqno}`
+    const known = this.doneBlocks.get(key)
+    if (known !== undefined) return known
     const [r] = await this.rows<BlockRow>(
       `SELECT * FROM blocks FINAL
        WHERE workchain = {w:Int32} AND shard = {sh:Int64} AND seqno = {sq:UInt32}
@@ -86,7 +109,10 @@ export class ClickHouseTxStore implements TxStore {
        LIMIT 1`,
       { w: id.workchain, sh: id.shard, sq: id.seqno }
     )
-    return r === undefined ? null : assembleBlock(r)
+    if (r === undefined) return null
+    const block = assembleBlock(r)
+    this.rememberDone(key, block)
+    return block
   }
 
   async blockTransactions(id: BlockId, after: AccountCursor | null, count: number): Promise<Array<TransactionRecord>> {
@@ -94,11 +120,15 @@ export class ClickHouseTxStore implements TxStore {
     if (after !== null && !/^[0-9A-Fa-f]{64}$/.test(after.account)) return []
     // No transaction has an lt beyond 64 bits, so such a cursor is past the end of any block.
     if (after !== null && (!/^\d{1,20}$/.test(after.lt) || BigInt(after.lt) >= 2n ** 64n)) return []
+    // The block's header carries its masterchain seqno and proves that block done (usually memoized already), so
+    // the page is one key range with constants only: no `blocks` lookup and no marker check inside the statement.
+    const block = await this.blockById(id)
+    if (block === null) return []
     // Accounts of one block share the workchain prefix, so "wc:HEX" strings order exactly like the account ids.
     const cursor = after === null ? "" : "AND (account, lt) > ({ca:String}, {cl:UInt64})"
     const txs = await this.rows<TransactionRow>(
       `SELECT * FROM transactions FINAL
-       WHERE mc_block_seqno IN (${BLOCK_MC}) AND mc_block_seqno IN ${doneAmong(BLOCK_MC)}
+       WHERE mc_block_seqno = {m:UInt32}
          AND block_workchain = {w:Int32} AND block_shard = {sh:Int64} AND block_seqno = {sq:UInt32}
          ${cursor}
        ORDER BY account ASC, lt ASC
@@ -107,6 +137,7 @@ export class ClickHouseTxStore implements TxStore {
         w: id.workchain,
         sh: id.shard,
         sq: id.seqno,
+        m: block.mc_block_seqno,
         count,
         ...(after === null ? {} : { ca: `${id.workchain}:${after.account.toUpperCase()}`, cl: after.lt })
       }

@@ -102,7 +102,9 @@ describe("TxStore over embedded ClickHouse", () => {
     const blk = synthetic[0]!.shard_blocks[0]!
     expect(await store.blockById({ ...blk.id, seqno: blk.id.seqno + 1000 })).toBeNull()
     expect(await store.blockTransactions(blk.id, { account: "F".repeat(64), lt: "0" }, 10)).toEqual([])
-    expect(await store.blockTransactions(blk.id, { account: "0".repeat(64), lt: (2n ** 64n).toString() }, 10)).toEqual([])
+    expect(await store.blockTransactions(blk.id, { account: "0".repeat(64), lt: (2n ** 64n).toString() }, 10)).toEqual(
+      []
+    )
     expect(await store.blockTransactions(blk.id, { account: "0".repeat(64), lt: "0" }, 1000)).toHaveLength(blk.tx_count)
     expect(await store.shardTops(999)).toEqual([])
     expect(await store.accountStates([h("no such state")])).toEqual(new Map())
@@ -152,7 +154,8 @@ describe("TxStore over embedded ClickHouse", () => {
 
     const rowsOf = async (seqno: number) => {
       let n = 0
-      for (const { table, column } of MC_KEYED_TABLES) n += await count(`SELECT count() AS n FROM ${table} WHERE ${column} = ${seqno}`)
+      for (const { table, column } of MC_KEYED_TABLES)
+        n += await count(`SELECT count() AS n FROM ${table} WHERE ${column} = ${seqno}`)
       return n
     }
     const doneRows = await Promise.all(done.map((d) => rowsOf(d.mc_seqno)))
@@ -169,6 +172,14 @@ describe("TxStore over embedded ClickHouse", () => {
       [...late.transactions].sort(byLtThenAccount("asc"))
     )
     expect((await store.codeHashes([account])).get(account)).toBe(h("new code"))
+    // Nothing was remembered about the block while it was hidden: once done it is served by id and by block walk.
+    const lateShard = late.shard_blocks[0]!
+    const lateOwn = late.transactions.filter(
+      (t) => t.block.shard === lateShard.id.shard && t.block.seqno === lateShard.id.seqno
+    )
+    expect(lateOwn.length).toBeGreaterThan(0)
+    expect(await store.blockById(lateShard.id)).toStrictEqual(lateShard)
+    expect(await store.blockTransactions(lateShard.id, null, 1000)).toStrictEqual(lateOwn)
     expect(await store.lastDoneMcSeqno()).toBe(real.mc_seqno)
     await checkEverything()
   })
