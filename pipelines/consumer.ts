@@ -1,7 +1,7 @@
 // The consumer on its own: Kafka bundle topic -> ClickHouse (CLICKHOUSE_URL, or embedded chdb in
 // CLICKHOUSE_DATA_DIR), migrations applied first. Batching by CONSUMER_BATCH_ROWS / CONSUMER_BATCH_MS, group
 // CONSUMER_GROUP. Metrics and /health on METRICS_PORT. Runs until Ctrl-C; a restart continues where ClickHouse is.
-import { Config, Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { ClickHouse } from "../src/clickhouse/ClickHouse.js"
 import { migrate } from "../src/clickhouse/migrations.js"
 import { ConsumerConfig, KafkaConfig, NetworkConfig, settingConfig, settings } from "../src/config.js"
@@ -17,8 +17,12 @@ import { ClickHouseSink } from "../src/sink/ClickHouseSink.js"
 const program = Effect.gen(function* () {
   yield* migrate()
   const c = yield* ConsumerConfig
-  const sessionTimeoutMs = yield* Config.integer("CONSUMER_SESSION_TIMEOUT_MS").pipe(Config.withDefault(30_000))
-  return yield* runConsumer({ groupId: c.group, batchRows: c.batchRows, batchMs: c.batchMs, sessionTimeoutMs })
+  return yield* runConsumer({
+    groupId: c.group,
+    batchRows: c.batchRows,
+    batchMs: c.batchMs,
+    sessionTimeoutMs: c.sessionTimeoutMs
+  })
 })
 
 const KafkaLive = Layer.unwrapEffect(

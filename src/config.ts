@@ -50,6 +50,7 @@ export interface ConsumerSettings {
   readonly group: string
   readonly batchRows: number
   readonly batchMs: number
+  readonly sessionTimeoutMs: number
 }
 
 export interface ApiSettings {
@@ -216,7 +217,13 @@ export const settings = {
   consumer: {
     group: setting("CONSUMER_GROUP", "ton-clickhouse", "Kafka consumer group of the ClickHouse sink", nonEmpty),
     batchRows: setting("CONSUMER_BATCH_ROWS", "50000", "Rows per ClickHouse insert batch", int(1, 10_000_000)),
-    batchMs: setting("CONSUMER_BATCH_MS", "1000", "Longest wait before a partial batch is written", int(1, 3_600_000))
+    batchMs: setting("CONSUMER_BATCH_MS", "1000", "Longest wait before a partial batch is written", int(1, 3_600_000)),
+    sessionTimeoutMs: setting(
+      "CONSUMER_SESSION_TIMEOUT_MS",
+      "30000",
+      "Kafka group session timeout of the consumer",
+      int(6_000, 3_600_000)
+    )
   },
   api: {
     host: setting("API_HOST", "127.0.0.1", "Address the API listens on", nonEmpty),
@@ -303,7 +310,8 @@ const assemble = (get: <A>(s: Setting<A>) => A): AppConfig => {
     consumer: {
       group: get(settings.consumer.group),
       batchRows: get(settings.consumer.batchRows),
-      batchMs: get(settings.consumer.batchMs)
+      batchMs: get(settings.consumer.batchMs),
+      sessionTimeoutMs: get(settings.consumer.sessionTimeoutMs)
     },
     api: {
       host: get(settings.api.host),
