@@ -23,6 +23,19 @@ describe("pipelineDecode", () => {
     expect(r.right.in_msg).not.toBeNull()
   })
 
+  it("computes on-chain hashes with the fast cell hash installed (every transaction of a real block)", () => {
+    const f = JSON.parse(
+      fs.readFileSync(path.join(fixtures, "blocks/mainnet__0_8000000000000000_30816553__tongo-block-1.txs.json"), "utf8")
+    )
+    expect(f.transactions.length).toBeGreaterThan(300)
+    for (const t of f.transactions) {
+      const r = pipelineDecode(t.boc_b64, ctx)
+      if (Either.isLeft(r)) throw new Error(`${t.hash_b64}: ${r.left.reason}`)
+      expect(r.right.hash).toBe(t.hash_b64)
+      expect(r.right.lt).toBe(t.lt)
+    }
+  })
+
   it("still refuses input that is not a transaction", () => {
     const r = pipelineDecode("not base64 at all!", ctx)
     expect(Either.isLeft(r)).toBe(true)
