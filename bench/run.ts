@@ -162,6 +162,9 @@ if (!values["no-write"]) {
       ""
     ].join("\n")
   )
+  // The hand-written assessment against the goals survives regeneration; the figures it cites are updated by hand.
+  const previous = existsSync(path.join(root, "BENCHMARKS.md")) ? readFileSync(path.join(root, "BENCHMARKS.md"), "utf8") : ""
+  const standing = /<!-- standing:start -->[\s\S]*<!-- standing:end -->/.exec(previous)?.[0] ?? ""
   const doc = [
     "# Benchmarks",
     "",
@@ -174,6 +177,7 @@ if (!values["no-write"]) {
     "- API at least 2,000 requests/s per endpoint with p99 under 25 ms at 40 transactions per response.",
     "- Peak resident memory under 300 MB per pipeline process at full speed; storage no more than the raw BOC bytes.",
     "",
+    ...(standing === "" ? [] : [standing, ""]),
     "## Machine",
     "",
     machine,
