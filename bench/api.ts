@@ -18,7 +18,7 @@ import { makeClickHouseClient } from "../src/clickhouse/ClickHouse.js"
 import { applyMigrations } from "../src/clickhouse/migrations.js"
 import { flattenBundles, INSERT_ORDER } from "../src/flatten/index.js"
 import { ClickHouseTxStore } from "../src/store/Store.js"
-import { extractBlock } from "../src/ton/block.js"
+import { extractBlock, toBlockRecord } from "../src/ton/block.js"
 import { decodeTransaction } from "../src/ton/decode.js"
 import type { BlockRecord, MasterchainBundle } from "../src/ton/record.js"
 import { MemoryTxStore } from "../test/unit/api/memoryStore.js"
@@ -69,30 +69,7 @@ const bundle = (): MasterchainBundle => {
   const h = block.header
   const mcSeqno = h.master_ref!.seqno + 1
   const id = { workchain: h.workchain, shard: h.shard, seqno: h.seqno, root_hash: h.root_hash, file_hash: h.file_hash }
-  const header = (over: Partial<BlockRecord>): BlockRecord => ({
-    id,
-    mc_block_seqno: mcSeqno,
-    global_id: h.global_id,
-    version: h.version,
-    flags: h.flags,
-    after_merge: h.after_merge,
-    after_split: h.after_split,
-    before_split: h.before_split,
-    want_merge: h.want_merge,
-    want_split: h.want_split,
-    key_block: h.key_block,
-    vert_seqno: h.vert_seqno,
-    validator_list_hash_short: h.validator_list_hash_short,
-    gen_catchain_seqno: h.gen_catchain_seqno,
-    min_ref_mc_seqno: h.min_ref_mc_seqno,
-    prev_key_block_seqno: h.prev_key_block_seqno,
-    gen_utime: h.gen_utime,
-    start_lt: h.start_lt,
-    end_lt: h.end_lt,
-    prev_blocks: h.prev_blocks,
-    tx_count: h.tx_count,
-    ...over
-  })
+  const header = (over: Partial<BlockRecord>): BlockRecord => ({ ...toBlockRecord(h, mcSeqno), ...over })
   const shard = header({})
   const mcId = {
     workchain: -1,

@@ -5,7 +5,7 @@
  */
 import { Either } from "effect"
 import { readFileSync } from "node:fs"
-import { extractBlock, type BlockHeaderSummary } from "../../../src/ton/block.js"
+import { extractBlock, toBlockRecord, type BlockHeaderSummary } from "../../../src/ton/block.js"
 import { decodeTransaction } from "../../../src/ton/decode.js"
 import type { BlockIdExt, BlockRecord, MasterchainBundle } from "../../../src/ton/record.js"
 import { blockRecord, FIXTURES, idExt } from "./records.js"
@@ -28,35 +28,7 @@ const readBlockFile = (name: string): Uint8Array => {
   return raw
 }
 
-const headerRecord = (h: BlockHeaderSummary, mcSeqno: number): BlockRecord => ({
-  id: { workchain: h.workchain, shard: h.shard, seqno: h.seqno, root_hash: h.root_hash, file_hash: h.file_hash },
-  mc_block_seqno: mcSeqno,
-  global_id: h.global_id,
-  version: h.version,
-  flags: h.flags,
-  after_merge: h.after_merge,
-  after_split: h.after_split,
-  before_split: h.before_split,
-  want_merge: h.want_merge,
-  want_split: h.want_split,
-  key_block: h.key_block,
-  vert_seqno: h.vert_seqno,
-  validator_list_hash_short: h.validator_list_hash_short,
-  gen_catchain_seqno: h.gen_catchain_seqno,
-  min_ref_mc_seqno: h.min_ref_mc_seqno,
-  prev_key_block_seqno: h.prev_key_block_seqno,
-  gen_utime: h.gen_utime,
-  start_lt: h.start_lt,
-  end_lt: h.end_lt,
-  prev_blocks: h.prev_blocks.map((p) => ({
-    workchain: p.workchain,
-    shard: p.shard,
-    seqno: p.seqno,
-    root_hash: p.root_hash,
-    file_hash: p.file_hash
-  })),
-  tx_count: h.tx_count
-})
+const headerRecord = (h: BlockHeaderSummary, mcSeqno: number): BlockRecord => toBlockRecord(h, mcSeqno)
 
 export interface RealBlocks {
   readonly bundles: ReadonlyArray<MasterchainBundle>
