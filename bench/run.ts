@@ -41,7 +41,8 @@ const steps: ReadonlyArray<Step> = [
     title: "Chain generator (fresh cache)"
   },
   { name: "ingest", script: "bench/ingest.ts", args: [], title: "End-to-end ingest" },
-  { name: "api", script: "bench/api.ts", args: [], title: "API load" }
+  { name: "api", script: "bench/api.ts", args: [], title: "API load" },
+  { name: "follow", script: "bench/follow.ts", args: [], title: "Follow-mode latency (block upstream -> served by the API)" }
 ]
 const wanted = values.only === undefined ? null : new Set(values.only.split(","))
 
