@@ -15,9 +15,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { buildApp, type ApiAppConfig } from "../../src/api/app.js"
 import { pythonJson } from "../../src/api/json.js"
 import { flattenBundles, INSERT_ORDER } from "../../src/flatten/index.js"
+import { toBlockRecord } from "../../src/source/Toncenter.js"
 import { ClickHouseTxStore } from "../../src/store/Store.js"
 import { decodeTransaction } from "../../src/ton/decode.js"
-import type { BlockIdExt, BlockRecord, MasterchainBundle } from "../../src/ton/record.js"
+import type { BlockIdExt, MasterchainBundle } from "../../src/ton/record.js"
 import { testClickHouse, type TestClickHouse } from "../support/integration.js"
 import { MemoryTxStore } from "../unit/api/memoryStore.js"
 import { SHARED_FIXTURES } from "../unit/api/records.js"
@@ -38,29 +39,8 @@ const blockPiBundle = (): MasterchainBundle => {
     root_hash: h.id.root_hash,
     file_hash: h.id.file_hash
   }
-  const mc: BlockRecord = {
-    id,
-    mc_block_seqno: id.seqno,
-    global_id: h.global_id,
-    version: h.version,
-    flags: h.flags,
-    after_merge: h.after_merge,
-    after_split: h.after_split,
-    before_split: h.before_split,
-    want_merge: h.want_merge,
-    want_split: h.want_split,
-    key_block: h.is_key_block,
-    vert_seqno: h.vert_seqno,
-    validator_list_hash_short: h.validator_list_hash_short,
-    gen_catchain_seqno: h.catchain_seqno,
-    min_ref_mc_seqno: h.min_ref_mc_seqno,
-    prev_key_block_seqno: h.prev_key_block_seqno,
-    gen_utime: h.gen_utime,
-    start_lt: h.start_lt,
-    end_lt: h.end_lt,
-    prev_blocks: h.prev_blocks.map(({ "@type": _, ...p }: any) => p),
-    tx_count: fixture.result.transactions.length
-  }
+  // The same header conversion the toncenter source applies to getBlockHeader answers.
+  const mc = toBlockRecord(h, id.seqno, fixture.result.transactions.length)
   return {
     schema_version: 1,
     network: "mainnet",
