@@ -8,6 +8,7 @@ import { Context, Effect, Layer, Option } from "effect"
 import { CompressionTypes, type Producer } from "kafkajs"
 import type { MasterchainBundle } from "../ton/record.js"
 import { encodeBundle, encodeDeadLetter, type DeadLetter, type EncodedMessage } from "./codec.js"
+import { STARTUP_DEADLINE_MS, withDeadline } from "./deadline.js"
 import { KafkaError } from "./errors.js"
 import { KafkaClient } from "./KafkaClient.js"
 import { lastCommittedSeqno } from "./tail.js"
@@ -64,11 +65,18 @@ export const makeBundlePublisher = (transactionalId: string) =>
             allowAutoTopicCreation: false,
             transactionTimeout: 60_000
           })
-          await p.connect()
-          // Initialising the transactional id is what fences a previous instance; do it before anyone asks for
-          // the last committed bundle, so that answer cannot change under us.
-          const fence = await p.transaction()
-          await fence.abort()
+          try {
+            await withDeadline("connecting the producer", STARTUP_DEADLINE_MS, () => p.connect())
+            // Initialising the transactional id is what fences a previous instance; do it before anyone asks for
+            // the last committed bundle, so that answer cannot change under us.
+            await withDeadline(`fencing transactional id ${transactionalId}`, STARTUP_DEADLINE_MS, async () => {
+              const fence = await p.transaction()
+              await fence.abort()
+            })
+          } catch (e) {
+            await p.disconnect().catch(() => undefined)
+            throw e
+          }
           return p
         },
         catch: (e) => KafkaError.from("connect", e)

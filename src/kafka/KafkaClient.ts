@@ -3,9 +3,10 @@
  * produces or consumes. Invariant: no producer or consumer of this project runs against a topic it did not create
  * (the broker has auto-creation off, and a wrongly partitioned topic would break total order).
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, Duration, Effect, Layer } from "effect"
 import { Kafka, logLevel, type Admin } from "kafkajs"
 import { KafkaConfig, NetworkConfig, type KafkaSettings } from "../config.js"
+import { STARTUP_DEADLINE_MS } from "./deadline.js"
 import { KafkaError } from "./errors.js"
 import { ensureTopics, topicNames, topicSpecs, type TopicNames } from "./topics.js"
 
@@ -72,6 +73,12 @@ export const makeKafkaClient = (options: KafkaClientOptions) =>
           maxMessageBytes: options.maxMessageBytes,
           retentionMs: options.retentionMs ?? -1,
           replicationFactor: 1
+        })
+      ).pipe(
+        Effect.timeoutFail({
+          duration: Duration.millis(STARTUP_DEADLINE_MS),
+          onTimeout: () =>
+            new KafkaError({ reason: "admin", message: `ensuring topics: no answer within ${STARTUP_DEADLINE_MS} ms` })
         })
       )
     )

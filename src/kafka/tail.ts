@@ -3,8 +3,9 @@
  * transaction committed. Invariant: bundles of aborted or still-open transactions are never reported, so a producer
  * resuming after the returned seqno neither skips nor repeats anything a subscriber can see.
  */
-import { Effect, Option } from "effect"
+import { Duration, Effect, Option } from "effect"
 import type { Kafka } from "kafkajs"
+import { STARTUP_DEADLINE_MS, withDeadline } from "./deadline.js"
 import { KafkaError } from "./errors.js"
 import { messageMcSeqno } from "./codec.js"
 import { withAdmin } from "./KafkaClient.js"
@@ -66,7 +67,14 @@ const scan = (kafka: Kafka, topic: string, window: Window, maxBytes: number) =>
       .then(() => consumer.seek({ topic, partition: 0, offset: window.start }))
       .catch((e: unknown) => finish(KafkaError.from("consume", e)))
     return Effect.sync(() => finish(Option.fromNullable(best)))
-  })
+  }).pipe(
+    // A group that never joins (coordinator still loading after a broker restart) must not hold the caller forever.
+    Effect.timeoutFail({
+      duration: Duration.millis(STARTUP_DEADLINE_MS),
+      onTimeout: () =>
+        new KafkaError({ reason: "consume", message: `reading the tail of ${topic}: no answer within ${STARTUP_DEADLINE_MS} ms` })
+    })
+  )
 
 /**
  * Highest mc seqno committed in `topic` (partition 0). Call it only after the transactional producer initialised
@@ -76,7 +84,7 @@ export const lastCommittedSeqno = (kafka: Kafka, topic: string, maxBytes: number
   Effect.gen(function* () {
     const offsets = yield* withAdmin(kafka, (admin) =>
       Effect.tryPromise({
-        try: () => admin.fetchTopicOffsets(topic),
+        try: () => withDeadline(`fetching offsets of ${topic}`, STARTUP_DEADLINE_MS, () => admin.fetchTopicOffsets(topic)),
         catch: (e) => KafkaError.from("admin", e)
       })
     )
