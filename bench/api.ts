@@ -4,6 +4,10 @@
 // Prints requests/s and p50/p99 latency per endpoint and the peak RSS of the serving process.
 // BENCH_STORE=memory (default: in-memory store, measures the HTTP layer) | clickhouse (embedded ClickHouse,
 // or CLICKHOUSE_URL, with the block ingested first); BENCH_CONNECTIONS (16), BENCH_SECONDS (10).
+// BENCH_STORE_DIR=<ClickHouse data dir kept by `bench:ingest --store`> runs the volume mode instead: the store holds a
+// whole generated chain (one million transactions), and each endpoint is loaded with requests cycling over
+// BENCH_SAMPLE (default 500) different blocks picked at random from it, at 40 transactions per response, with the
+// rendered-answer cache off and then on (so the cache only helps as much as repeats among those blocks allow).
 import type { ClickHouseClient } from "@clickhouse/client"
 import { Either } from "effect"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
@@ -170,7 +174,104 @@ const storeTimings = async (store: TxStore, b: MasterchainBundle, raw?: ClickHou
   }
 }
 
+const LOADGEN = join(import.meta.dirname, "lib/loadgen.ts")
+
+/** Load over many paths, from a child process (bench/lib/loadgen.ts). */
+const loadPaths = (base: string, paths: ReadonlyArray<string>): Promise<AutocannonResult> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", LOADGEN, JSON.stringify({ base, paths, connections, seconds })],
+      { stdio: ["ignore", "pipe", "inherit"] }
+    )
+    let out = ""
+    child.stdout.on("data", (d: Buffer) => (out += d.toString("utf8")))
+    child.on("error", reject)
+    child.on("exit", (code) =>
+      code === 0 ? resolve(JSON.parse(out) as AutocannonResult) : reject(new Error(`loadgen exited with ${code}`))
+    )
+  })
+
+/** Volume mode: an existing store of a whole generated chain, requests spread over many blocks. */
+const volume = async (dataDir: string) => {
+  const sample = Number(process.env.BENCH_SAMPLE ?? 500)
+  const handle = await makeClickHouseClient({
+    url: undefined,
+    user: "default",
+    password: "",
+    database: process.env.CLICKHOUSE_DATABASE ?? "ton",
+    dataDir
+  })
+  const rows = async <T>(query: string): Promise<Array<T>> =>
+    (await handle.client.query({ query, format: "JSONEachRow" })).json<T>()
+  const [counts] = await rows<{ txs: string; blocks: string; mc: string; bytes: string }>(
+    `SELECT (SELECT count() FROM transactions) AS txs, (SELECT count() FROM blocks) AS blocks,
+            (SELECT count() FROM mc_blocks_done) AS mc,
+            (SELECT sum(bytes_on_disk) FROM system.parts WHERE active AND database = currentDatabase()) AS bytes`
+  )
+  // A fixed pseudo-random sample, the same on every run over the same store.
+  const mcs = await rows<{ mc_seqno: number }>(
+    `SELECT mc_seqno FROM mc_blocks_done ORDER BY cityHash64(mc_seqno) LIMIT ${sample}`
+  )
+  const shardBlocks = await rows<{ workchain: number; shard: string; seqno: number; tx_count: number }>(
+    `SELECT workchain, toString(shard) AS shard, seqno, tx_count FROM blocks
+     WHERE workchain = 0 AND tx_count > 0 ORDER BY cityHash64(shard, seqno) LIMIT ${sample}`
+  )
+  const store = new ClickHouseTxStore(handle.client)
+  const targets: Array<[string, Array<string>]> = [
+    [
+      "v2 getBlockTransactionsExt count=40",
+      shardBlocks.map((b) => `/api/v2/getBlockTransactionsExt?workchain=${b.workchain}&shard=${b.shard}&seqno=${b.seqno}&count=40`)
+    ],
+    [
+      "v3 masterchainBlockShardState limit=40",
+      mcs.map((m) => `/api/v3/masterchainBlockShardState?seqno=${m.mc_seqno}&limit=40`)
+    ]
+  ]
+  console.log(
+    `bench:api volume store=${dataDir} transactions=${counts!.txs} blocks=${counts!.blocks} mc_blocks=${counts!.mc} ` +
+      `on-disk=${(Number(counts!.bytes) / 1024 / 1024).toFixed(0)} MiB sample=${sample} blocks per endpoint ` +
+      `connections=${connections} duration=${seconds}s node=${process.version} cpus=${availableParallelism()} ` +
+      `load=${loadavg()[0]!.toFixed(1)}`
+  )
+  const baseRss = process.memoryUsage.rss()
+  let peakRss = baseRss
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 50)
+  for (const cacheBytes of [0, 64 * 1024 * 1024]) {
+    const app = buildApp({ store, config: { network: "mainnet", api: { keys: [], rateLimit: 0 }, cacheBytes } })
+    const base = await app.listen({ host: "127.0.0.1", port: 0 })
+    for (const [name, paths] of targets) {
+      // Every sampled path must answer 200 before it is loaded: a benchmark of error pages measures nothing.
+      const singles: Array<number> = []
+      let bodyBytes = 0
+      for (const path of cacheBytes === 0 ? paths : paths.slice(0, 1)) {
+        const t0 = performance.now()
+        const check = await app.inject(path)
+        singles.push(performance.now() - t0)
+        if (check.statusCode !== 200) throw new Error(`${path}: ${check.statusCode} ${check.body.slice(0, 200)}`)
+        bodyBytes += check.body.length
+      }
+      const r = await loadPaths(base, paths)
+      console.log(
+        `${cacheBytes === 0 ? "cache off" : "cache on "} ${name.padEnd(41)} ` +
+          `${r.requests.average.toFixed(0).padStart(6)} req/s  ` +
+          `p50 ${String(r.latency.p50).padStart(5)} ms  p99 ${String(r.latency.p99).padStart(5)} ms  ` +
+          (cacheBytes === 0
+            ? `sequential median ${median(singles).toFixed(0).padStart(4)} ms  mean body ${(bodyBytes / paths.length / 1024).toFixed(0)} KiB  `
+            : "") +
+          `done ${r.requests.total}  non-2xx ${r.non2xx}  errors ${r.errors}`
+      )
+    }
+    await app.close()
+  }
+  clearInterval(sampler)
+  const mib = (n: number) => `${(n / 1024 / 1024).toFixed(0)} MiB`
+  console.log(`serving process RSS: ${mib(baseRss)} before load, peak ${mib(peakRss)} under load`)
+  await handle.client.close()
+}
+
 const main = async () => {
+  if (process.env.BENCH_STORE_DIR) return volume(process.env.BENCH_STORE_DIR)
   const b = bundle()
   const { store, close, raw } = await openStore(b)
   const blk = b.shard_blocks[0]!.id

@@ -1,15 +1,20 @@
 // End-to-end ingestion benchmark: fake toncenter (HTTP, generated chain with the recorded real transactions) ->
 // producer process -> local Kafka -> consumer process -> embedded ClickHouse. Prints end-to-end transactions per
 // second, per-stage throughput from the processes' own metrics, and the peak RSS of every process.
-// Usage: npm run bench:ingest -- [--mc 60] [--tx 30] [--seed 42]. Numbers are printed, never asserted.
+// Usage: npm run bench:ingest -- [--mc 60] [--tx 30] [--seed 42] | [--gen-dir DIR] [--store DIR] [--solo false].
+// --gen-dir serves a chain written by `npm run generate` instead (e.g. the million-transaction one); --store keeps the
+// consumer's ClickHouse data directory there (reused as is when it already holds the whole chain), which is how the
+// API benchmark gets its million-transaction store. Numbers are printed, never asserted.
 import { spawn, type ChildProcess } from "node:child_process"
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { parseArgs } from "node:util"
 import { chainStats } from "../src/fake/ChainData.js"
 import { generateChain } from "../src/fake/generate.js"
+import type { ChainData } from "../src/fake/ChainData.js"
 import { startFakeToncenter } from "../src/fake/server.js"
+import { loadGeneratedChain } from "../src/gen/chain.js"
 import { repoRoot, startLocalKafka } from "../src/infra/kafkaBroker.js"
 import { freePortPair } from "../test/support/infra.js"
 
@@ -18,9 +23,23 @@ const { values: args } = parseArgs({
     mc: { type: "string", default: "60" },
     tx: { type: "string", default: "30" },
     seed: { type: "string", default: "42" },
-    "batch-rows": { type: "string", default: "50000" }
+    "batch-rows": { type: "string", default: "50000" },
+    "gen-dir": { type: "string" },
+    store: { type: "string" },
+    solo: { type: "string", default: "true" }
   }
 })
+
+/** What a kept store holds, written once the whole chain is stored; a store without it is rebuilt from scratch. */
+interface StoreStamp {
+  readonly chain: string
+  readonly first: number
+  readonly last: number
+  readonly txs: number
+}
+const stampPath = (store: string) => join(store, "bench-store.json")
+const readStoreStamp = (store: string): StoreStamp | undefined =>
+  existsSync(stampPath(store)) ? (JSON.parse(readFileSync(stampPath(store), "utf8")) as StoreStamp) : undefined
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const peakRss = new Map<string, number>()
@@ -71,6 +90,18 @@ const child = (name: string, script: string, env: Record<string, string>): Child
   return proc
 }
 
+/** Transactions in masterchain blocks first..seqno, for progress lines. */
+const cumulativeTxs = (chain: ChainData): ((seqno: number) => number) => {
+  const upTo = new Map<number, number>()
+  let sum = 0
+  for (let s = chain.first; s <= chain.last; s++) {
+    const mc = chain.masterchain.get(s)
+    if (mc !== undefined) sum += mc.block.txs.length + mc.shardBlocks.reduce((n, b) => n + b.txs.length, 0)
+    upTo.set(s, sum)
+  }
+  return (seqno) => upTo.get(Math.min(seqno, chain.last)) ?? 0
+}
+
 const mb = (b: number | undefined) => (b === undefined ? "-" : `${(b / 1024 / 1024).toFixed(0)} MB`)
 
 const main = async () => {
@@ -78,7 +109,7 @@ const main = async () => {
   const rssTimer = setInterval(sampleRss, 200)
   watched.set("bench (fake toncenter)", () => process.pid)
   const t0 = Date.now()
-  const chain = generateChain({
+  const chain: ChainData = args["gen-dir"] !== undefined ? await loadGeneratedChain(args["gen-dir"]) : generateChain({
     seed: Number(args.seed),
     mcBlocks: Number(args.mc),
     txPerBlock: Number(args.tx),
@@ -90,7 +121,19 @@ const main = async () => {
     cacheAboveTxs: 0
   })
   const stats = chainStats(chain)
-  process.stdout.write(`chain: ${JSON.stringify(stats)} (ready in ${((Date.now() - t0) / 1000).toFixed(1)} s)\n`)
+  process.stdout.write(`chain: ${chain.name} ${JSON.stringify(stats)} (ready in ${((Date.now() - t0) / 1000).toFixed(1)} s)\n`)
+  const store = args.store
+  if (store !== undefined) {
+    const stamp = readStoreStamp(store)
+    if (stamp !== undefined && stamp.chain === chain.name && stamp.first === chain.first && stamp.last === chain.last) {
+      process.stdout.write(`store ${store} already holds this chain (${stamp.txs} transactions); nothing to ingest\n`)
+      return
+    }
+    // Anything else there is a partial or different run: start over rather than mix chains.
+    rmSync(store, { recursive: true, force: true })
+    mkdirSync(store, { recursive: true })
+  }
+  const soloStages = args.solo !== "false"
   const kafka = await startLocalKafka({ port: await freePortPair(), dataDir: join(scratch, "kafka") })
   watched.set("kafka broker (JVM)", () => kafka.pid())
   const fake = await startFakeToncenter({ chain })
@@ -99,7 +142,7 @@ const main = async () => {
   try {
     const consumer = child("consumer", "pipelines/consumer.ts", {
       ...common,
-      CLICKHOUSE_DATA_DIR: join(scratch, "chdb"),
+      CLICKHOUSE_DATA_DIR: store ?? join(scratch, "chdb"),
       CONSUMER_BATCH_ROWS: args["batch-rows"]!,
       METRICS_PORT: String(consumerPort)
     })
@@ -120,6 +163,8 @@ const main = async () => {
     let firstStored: number | undefined
     producer.once("exit", () => (producerDone = Date.now()))
     let consumerMetrics = new Map<string, number>()
+    let lastReport = Date.now()
+    const txsUpTo = cumulativeTxs(chain)
     while (true) {
       const p = await scrape(producerPort)
       if (p.size > 0) producerMetrics = p
@@ -127,6 +172,16 @@ const main = async () => {
       const stored = consumerMetrics.get("ton_consumer_last_mc_seqno") ?? -1
       if (firstStored === undefined && stored >= chain.first) firstStored = Date.now()
       if (stored >= chain.last) break
+      if (Date.now() - lastReport >= 10_000) {
+        // Progress on long runs: stored position, rate so far and the time left at that rate.
+        lastReport = Date.now()
+        const done = stored >= chain.first ? txsUpTo(stored) : 0
+        const rate = done / ((lastReport - start) / 1000)
+        process.stdout.write(
+          `  stored mc ${stored}/${chain.last}: ${done}/${stats.txs} tx, ${rate.toFixed(0)} tx/s, ` +
+            `ETA ${rate > 0 ? ((stats.txs - done) / rate).toFixed(0) : "?"} s\n`
+        )
+      }
       if (consumer.exitCode !== null) throw new Error("consumer exited")
       if (producer.exitCode !== null && producer.exitCode !== 0) throw new Error("producer failed")
       await sleep(100)
@@ -152,6 +207,30 @@ const main = async () => {
       insertTotal += v
       const rows = consumerMetrics.get(`ton_consumer_rows_total{table="${m[1]}"}`) ?? 0
       insertRows.push(`    ${m[1]!.padEnd(20)} ${String(rows).padStart(8)} rows  ${v.toFixed(2).padStart(7)} s  ${(rows / v).toFixed(0).padStart(8)} rows/s`)
+    }
+    if (store !== undefined) {
+      await sleep(1_000) // let the consumer close its data directory
+      writeFileSync(
+        stampPath(store),
+        JSON.stringify({ chain: chain.name, first: chain.first, last: chain.last, txs: stats.txs } satisfies StoreStamp)
+      )
+    }
+    const head = [
+      "",
+      `end to end: ${txs} transactions, ${stats.blocks} blocks, ${stats.mcBlocks} masterchain blocks in ${seconds.toFixed(1)} s`,
+      `  = ${(txs / seconds).toFixed(0)} tx/s, ${(stats.blocks / seconds).toFixed(1)} blocks/s, ${(stats.mcBlocks / seconds).toFixed(1)} mc blocks/s`,
+      `  (from producer start, including its start-up; first bundle stored after ${(((firstStored ?? end) - start) / 1000).toFixed(1)} s)`,
+      "stages:",
+      `  producer process      ${producerSeconds.toFixed(1)} s wall = ${(txs / producerSeconds).toFixed(0)} tx/s (start-up included)`,
+      `  upstream fetch+decode ${fetchSum.toFixed(1)} s over ${fetchCount} bundles = ${(fetchSum / fetchCount * 1000).toFixed(0)} ms/bundle (up to 8 in parallel)`,
+      `  kafka transactions    ${publishSum.toFixed(2)} s over ${publishCount} transactions = ${(publishSum / publishCount * 1000).toFixed(0)} ms each, ${(txs / publishSum).toFixed(0)} tx/s`,
+      `  clickhouse inserts    ${insertTotal.toFixed(2)} s in ${consumerMetrics.get("ton_consumer_flushes_total") ?? 0} batches = ${(txs / insertTotal).toFixed(0)} tx/s of insert time`,
+      ...insertRows
+    ]
+    if (!soloStages) {
+      sampleRss()
+      process.stdout.write([...head, "peak RSS:", ...[...peakRss].map(([name, bytes]) => `  ${name.padEnd(24)} ${mb(bytes)}`)].join("\n") + "\n")
+      return
     }
     // Stages alone, so each number is not shared with the others' CPU (this machine may have few cores).
     const soloConsumerPort = await freePortPair()
@@ -187,16 +266,7 @@ const main = async () => {
     const soloProducerSeconds = (Date.now() - soloProducerStart) / 1000
 
     const lines = [
-      "",
-      `end to end: ${txs} transactions, ${stats.blocks} blocks, ${stats.mcBlocks} masterchain blocks in ${seconds.toFixed(1)} s`,
-      `  = ${(txs / seconds).toFixed(0)} tx/s, ${(stats.blocks / seconds).toFixed(1)} blocks/s, ${(stats.mcBlocks / seconds).toFixed(1)} mc blocks/s`,
-      `  (from producer start, including its start-up; first bundle stored after ${(((firstStored ?? end) - start) / 1000).toFixed(1)} s)`,
-      "stages:",
-      `  producer process      ${producerSeconds.toFixed(1)} s wall = ${(txs / producerSeconds).toFixed(0)} tx/s (start-up included)`,
-      `  upstream fetch+decode ${fetchSum.toFixed(1)} s over ${fetchCount} bundles = ${(fetchSum / fetchCount * 1000).toFixed(0)} ms/bundle (up to 8 in parallel)`,
-      `  kafka transactions    ${publishSum.toFixed(2)} s over ${publishCount} transactions = ${(publishSum / publishCount * 1000).toFixed(0)} ms each, ${(txs / publishSum).toFixed(0)} tx/s`,
-      `  clickhouse inserts    ${insertTotal.toFixed(2)} s in ${consumerMetrics.get("ton_consumer_flushes_total") ?? 0} batches = ${(txs / insertTotal).toFixed(0)} tx/s of insert time`,
-      ...insertRows,
+      ...head,
       "stages alone (start-up included):",
       `  producer alone        ${soloProducerSeconds.toFixed(1)} s = ${(txs / soloProducerSeconds).toFixed(0)} tx/s (fake toncenter -> decode -> Kafka)`,
       `  consumer alone        ${soloConsumerSeconds.toFixed(1)} s = ${(txs / soloConsumerSeconds).toFixed(0)} tx/s (Kafka -> ClickHouse, topic already full)`,

@@ -1,12 +1,14 @@
 /**
- * Runs the fake toncenter standalone on 127.0.0.1: the bundled recorded chain or a generated one, optional scripted
- * faults and a head that advances over time. Point TONCENTER_URL at the printed URL to use it from other processes.
+ * Runs the fake toncenter standalone on 127.0.0.1: the bundled recorded chain, a small generated one, or a directory
+ * written by `npm run generate` (FAKE_TONCENTER_DIR, e.g. the million-transaction chain); optional scripted faults
+ * and a head that advances over time. Point TONCENTER_URL at the printed URL to use it from other processes.
  */
 import { NodeRuntime } from "@effect/platform-node"
 import { Config, Effect } from "effect"
 import { chainStats } from "../src/fake/ChainData.js"
 import { parseFaultPlan } from "../src/fake/faults.js"
 import { startFakeToncenter } from "../src/fake/server.js"
+import { loadGeneratedChain } from "../src/gen/chain.js"
 
 const FakeConfig = Config.all({
   port: Config.integer("FAKE_TONCENTER_PORT").pipe(Config.withDefault(8081)),
@@ -15,6 +17,7 @@ const FakeConfig = Config.all({
   mcBlocks: Config.integer("FAKE_TONCENTER_MC_BLOCKS").pipe(Config.withDefault(100)),
   txPerBlock: Config.integer("FAKE_TONCENTER_TX_PER_BLOCK").pipe(Config.withDefault(8)),
   maxShards: Config.integer("FAKE_TONCENTER_MAX_SHARDS").pipe(Config.withDefault(16)),
+  dir: Config.option(Config.string("FAKE_TONCENTER_DIR")),
   faults: Config.string("FAKE_TONCENTER_FAULTS").pipe(Config.withDefault("")),
   apiKey: Config.option(Config.string("FAKE_TONCENTER_API_KEY")),
   revealInitial: Config.option(Config.integer("FAKE_TONCENTER_REVEAL_INITIAL")),
@@ -26,10 +29,12 @@ const program = Effect.gen(function* () {
   const started = performance.now()
   const cpu = process.cpuUsage()
   const fake = yield* Effect.acquireRelease(
-    Effect.promise(() =>
+    Effect.promise(async () =>
       startFakeToncenter({
         chain:
-          c.chain === "fixtures"
+          c.dir._tag === "Some"
+            ? await loadGeneratedChain(c.dir.value)
+            : c.chain === "fixtures"
             ? { kind: "fixtures" }
             : {
                 kind: "generated",
