@@ -2,6 +2,7 @@
 // producer process -> local Kafka -> consumer process -> embedded ClickHouse. Prints end-to-end transactions per
 // second, per-stage throughput from the processes' own metrics, and the peak RSS of every process.
 // Usage: npm run bench:ingest -- [--mc 60] [--tx 30] [--seed 42] | [--gen-dir DIR] [--store DIR] [--solo false].
+// (--store implies --solo false.)
 // --gen-dir serves a chain written by `npm run generate` instead (e.g. the million-transaction one); --store keeps the
 // consumer's ClickHouse data directory there (reused as is when it already holds the whole chain), which is how the
 // API benchmark gets its million-transaction store. Numbers are printed, never asserted.
@@ -36,6 +37,9 @@ interface StoreStamp {
   readonly first: number
   readonly last: number
   readonly txs: number
+  /** When the store was built, and the report of the run that built it (printed again when the store is reused). */
+  readonly builtAt?: string
+  readonly report?: string
 }
 const stampPath = (store: string) => join(store, "bench-store.json")
 const readStoreStamp = (store: string): StoreStamp | undefined =>
@@ -126,14 +130,18 @@ const main = async () => {
   if (store !== undefined) {
     const stamp = readStoreStamp(store)
     if (stamp !== undefined && stamp.chain === chain.name && stamp.first === chain.first && stamp.last === chain.last) {
-      process.stdout.write(`store ${store} already holds this chain (${stamp.txs} transactions); nothing to ingest\n`)
+      process.stdout.write(
+        `store ${store} already holds this chain (${stamp.txs} transactions); nothing to ingest.\n` +
+          (stamp.report === undefined ? "" : `Report of the run that built it (${stamp.builtAt ?? "?"}):\n${stamp.report}\n`)
+      )
       return
     }
     // Anything else there is a partial or different run: start over rather than mix chains.
     rmSync(store, { recursive: true, force: true })
     mkdirSync(store, { recursive: true })
   }
-  const soloStages = args.solo !== "false"
+  // A kept store is about the chain at volume: the stage-alone reruns would double a long run for no new figure.
+  const soloStages = args.solo !== "false" && store === undefined
   const kafka = await startLocalKafka({ port: await freePortPair(), dataDir: join(scratch, "kafka") })
   watched.set("kafka broker (JVM)", () => kafka.pid())
   const fake = await startFakeToncenter({ chain })
@@ -208,13 +216,6 @@ const main = async () => {
       const rows = consumerMetrics.get(`ton_consumer_rows_total{table="${m[1]}"}`) ?? 0
       insertRows.push(`    ${m[1]!.padEnd(20)} ${String(rows).padStart(8)} rows  ${v.toFixed(2).padStart(7)} s  ${(rows / v).toFixed(0).padStart(8)} rows/s`)
     }
-    if (store !== undefined) {
-      await sleep(1_000) // let the consumer close its data directory
-      writeFileSync(
-        stampPath(store),
-        JSON.stringify({ chain: chain.name, first: chain.first, last: chain.last, txs: stats.txs } satisfies StoreStamp)
-      )
-    }
     const head = [
       "",
       `end to end: ${txs} transactions, ${stats.blocks} blocks, ${stats.mcBlocks} masterchain blocks in ${seconds.toFixed(1)} s`,
@@ -229,7 +230,20 @@ const main = async () => {
     ]
     if (!soloStages) {
       sampleRss()
-      process.stdout.write([...head, "peak RSS:", ...[...peakRss].map(([name, bytes]) => `  ${name.padEnd(24)} ${mb(bytes)}`)].join("\n") + "\n")
+      const report = [...head, "peak RSS:", ...[...peakRss].map(([name, bytes]) => `  ${name.padEnd(24)} ${mb(bytes)}`)].join("\n")
+      process.stdout.write(report + "\n")
+      if (store !== undefined) {
+        await sleep(1_000) // let the consumer close its data directory
+        const stamp: StoreStamp = {
+          chain: chain.name,
+          first: chain.first,
+          last: chain.last,
+          txs: stats.txs,
+          builtAt: new Date().toISOString(),
+          report: report.trim()
+        }
+        writeFileSync(stampPath(store), JSON.stringify(stamp, null, 2))
+      }
       return
     }
     // Stages alone, so each number is not shared with the others' CPU (this machine may have few cores).

@@ -2,7 +2,9 @@
  * Runs every benchmark of the project in one go (`npm run bench`), one process at a time so they do not compete for
  * the two cores, and rewrites BENCHMARKS.md with the machine, the exact commands, each script's own description of
  * how its figures are computed, and its output. Invariant: numbers come only from the scripts' printed output of this
- * run; nothing is edited by hand or asserted. `--only decode,generate` picks steps; `--no-write` leaves the file.
+ * run; nothing is edited by hand or asserted. `--only decode,generate` picks steps (the other sections keep their
+ * previous results); `--no-write` leaves the file. The volume steps (gen-1m, store-1m, api-1m) build the
+ * million-transaction chain and a ClickHouse store of it once, under .cache, and reuse them on later runs.
  */
 import { spawn } from "node:child_process"
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
@@ -11,7 +13,7 @@ import path from "node:path"
 import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
 
-import type { Manifest } from "../src/gen/generate.js"
+import { outputKey, type Manifest } from "../src/gen/generate.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 
@@ -20,6 +22,7 @@ interface Step {
   readonly script: string
   readonly args: ReadonlyArray<string>
   readonly title: string
+  readonly env?: Readonly<Record<string, string>>
 }
 
 const { values } = parseArgs({
@@ -32,6 +35,10 @@ const { values } = parseArgs({
 })
 
 const genDir = mkdtempSync(path.join(os.tmpdir(), "bench-gen-"))
+// The million-transaction chain and the store built from it are cached under .cache and reused by later runs.
+const volume = { seed: "1", txs: 1_000_000, baseTxs: 16_000, worlds: 2, lanes: 2, txPerMc: 100, fixtures: true }
+const volumeDir = path.join(".cache/gen", outputKey(volume))
+const volumeStore = ".cache/bench-store/1m"
 const steps: ReadonlyArray<Step> = [
   { name: "decode", script: "bench/decode.ts", args: [], title: "Decode + render ceiling" },
   {
@@ -42,6 +49,25 @@ const steps: ReadonlyArray<Step> = [
   },
   { name: "ingest", script: "bench/ingest.ts", args: [], title: "End-to-end ingest" },
   { name: "api", script: "bench/api.ts", args: [], title: "API load" },
+  {
+    name: "gen-1m",
+    script: "pipelines/generate.ts",
+    args: ["--seed", volume.seed, "--txs", String(volume.txs), "--base", String(volume.baseTxs)],
+    title: "Chain generator (one million transactions, cached)"
+  },
+  {
+    name: "store-1m",
+    script: "bench/ingest.ts",
+    args: ["--gen-dir", volumeDir, "--store", volumeStore],
+    title: "End-to-end ingest at volume (one million transactions, store kept)"
+  },
+  {
+    name: "api-1m",
+    script: "bench/api.ts",
+    args: [],
+    env: { BENCH_STORE_DIR: volumeStore },
+    title: "API load on the one-million-transaction store"
+  },
   { name: "follow", script: "bench/follow.ts", args: [], title: "Follow-mode latency (block upstream -> served by the API)" }
 ]
 const wanted = values.only === undefined ? null : new Set(values.only.split(","))
@@ -68,6 +94,7 @@ interface Result {
   readonly command: string
   readonly code: number | null
   readonly seconds: number
+  readonly finishedAt: string
   readonly output: string
 }
 
@@ -75,7 +102,7 @@ const run = (step: Step): Promise<Result> =>
   new Promise((resolve) => {
     const started = Date.now()
     const args = ["tsx", step.script, ...step.args]
-    const child = spawn("npx", args, { cwd: root, env: process.env, stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn("npx", args, { cwd: root, env: { ...process.env, ...step.env }, stdio: ["ignore", "pipe", "pipe"] })
     let output = ""
     const keep = (chunk: Buffer) => {
       const s = chunk.toString()
@@ -88,9 +115,10 @@ const run = (step: Step): Promise<Result> =>
     child.on("close", (code) =>
       resolve({
         step,
-        command: `npx ${args.join(" ")}`,
+        command: `${Object.entries(step.env ?? {}).map(([k, v]) => `${k}=${v} `).join("")}npx ${args.join(" ")}`,
         code,
         seconds: (Date.now() - started) / 1000,
+        finishedAt: new Date().toISOString(),
         output: output
           .split("\n")
           .map((l) => l.split("\r").filter((p) => p.trim() !== "").pop() ?? "")
@@ -145,7 +173,7 @@ const cachedGenerations = (): string => {
 }
 
 if (!values["no-write"]) {
-  const sections = results.map((r) =>
+  const fresh = results.map((r) =>
     [
       `## ${r.step.title}`,
       "",
@@ -155,7 +183,7 @@ if (!values["no-write"]) {
       "",
       `How it is computed (from the script): ${headerOf(r.step.script)}`,
       "",
-      `Exit code ${r.code}, ${r.seconds.toFixed(0)} s wall. Output:`,
+      `Ran ${r.finishedAt}; exit code ${r.code}, ${r.seconds.toFixed(0)} s wall. Output:`,
       "",
       "```",
       r.output,
@@ -165,12 +193,25 @@ if (!values["no-write"]) {
   )
   // The hand-written assessment against the goals survives regeneration; the figures it cites are updated by hand.
   const previous = existsSync(path.join(root, "BENCHMARKS.md")) ? readFileSync(path.join(root, "BENCHMARKS.md"), "utf8") : ""
+  // A partial run (--only) replaces its own sections and keeps the others' latest results, in step order.
+  const previousSections = new Map<string, string>()
+  for (const part of previous.split(/\n(?=## )/)) {
+    const title = /^## (.*)/.exec(part)?.[1]
+    if (title !== undefined) previousSections.set(title, part.trimEnd() + "\n")
+  }
+  const sections = steps.flatMap((step) => {
+    const i = results.findIndex((r) => r.step === step)
+    if (i >= 0) return [fresh[i]!]
+    const kept = previousSections.get(step.title)
+    return kept === undefined ? [] : [kept]
+  })
   const standing = /<!-- standing:start -->[\s\S]*<!-- standing:end -->/.exec(previous)?.[0] ?? ""
   const doc = [
     "# Benchmarks",
     "",
-    `Latest results of \`npm run bench\` (bench/run.ts), ${new Date().toISOString()}. Regenerate with \`npm run bench\`;`,
-    "each section below is one script run as a separate process, in this order, with its printed output verbatim.",
+    `Latest results of \`npm run bench\` (bench/run.ts), last written ${new Date().toISOString()}. Regenerate with`,
+    "`npm run bench` (`-- --only api-1m,...` reruns some steps and keeps the other sections); each section below is",
+    "one script run as a separate process, in this order, with its printed output verbatim and the time it ran.",
     "",
     "## Goals (issue: realistic data at volume)",
     "",
