@@ -185,9 +185,10 @@ const main = async () => {
         lastReport = Date.now()
         const done = stored >= chain.first ? txsUpTo(stored) : 0
         const rate = done / ((lastReport - start) / 1000)
+        // One redrawn line (\r): `npm run bench` keeps only its last state.
         process.stdout.write(
-          `  stored mc ${stored}/${chain.last}: ${done}/${stats.txs} tx, ${rate.toFixed(0)} tx/s, ` +
-            `ETA ${rate > 0 ? ((stats.txs - done) / rate).toFixed(0) : "?"} s\n`
+          `\r  stored mc ${stored}/${chain.last}: ${done}/${stats.txs} tx, ${rate.toFixed(0)} tx/s, ` +
+            `ETA ${rate > 0 ? ((stats.txs - done) / rate).toFixed(0) : "?"} s   `
         )
       }
       if (consumer.exitCode !== null) throw new Error("consumer exited")
