@@ -68,15 +68,21 @@ const program = Effect.gen(function* () {
   const explicitMode = process.env[settings.producer.mode.env] !== undefined && process.env[settings.producer.mode.env] !== ""
   const run: ProducerRun =
     upstream.range !== undefined && !explicitMode
-      ? { mode: "backfill", from: configured.from ?? upstream.range.first, to: configured.to ?? upstream.range.last }
-      : { mode: configured.mode, from: configured.from, to: configured.to }
+      ? {
+          mode: "backfill",
+          from: configured.from ?? upstream.range.first,
+          to: configured.to ?? upstream.range.last,
+          decodeWorkers: configured.decodeWorkers
+        }
+      : { mode: configured.mode, from: configured.from, to: configured.to, decodeWorkers: configured.decodeWorkers }
 
   yield* Console.log(
     [
       `kafka: ${kafka.brokers.join(",")}${kafka.local ? " (local broker)" : ""}`,
       `clickhouse: ${ch.backend} ${ch.location}, database ${ch.database} (${report.applied.length} migrations applied)`,
       `upstream: ${upstream.description}`,
-      `producer: ${run.mode}${run.from !== undefined ? ` from ${run.from}` : ""}${run.to !== undefined ? ` to ${run.to}` : ""}`
+      `producer: ${run.mode}${run.from !== undefined ? ` from ${run.from}` : ""}${run.to !== undefined ? ` to ${run.to}` : ""}` +
+        `, ${configured.decodeWorkers > 0 ? `${configured.decodeWorkers} decode worker threads` : "decoding on the main thread"}`
     ].join("\n")
   )
 

@@ -31,7 +31,12 @@ const program = Effect.gen(function* () {
   const mode = (args.mode ?? (args.from !== undefined && args.to !== undefined ? "backfill" : configured.mode)) as ProducerMode
   if (!["backfill", "follow", "resume"].includes(mode)) return yield* Effect.dieMessage(`--mode: expected backfill|follow|resume`)
   const summary = yield* runProducer(
-    { mode, from: int("from", args.from) ?? configured.from, to: int("to", args.to) ?? configured.to },
+    {
+      mode,
+      from: int("from", args.from) ?? configured.from,
+      to: int("to", args.to) ?? configured.to,
+      decodeWorkers: configured.decodeWorkers
+    },
     pipelineDecode
   )
   yield* Console.log(

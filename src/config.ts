@@ -3,6 +3,7 @@
 // same table with the same parsers, so both accept and reject exactly the same values, and every rejection names
 // the env key that caused it.
 import { Config, ConfigError, Either } from "effect"
+import { availableParallelism } from "node:os"
 
 export type Network = "mainnet" | "testnet"
 export type ProducerMode = "backfill" | "follow" | "resume"
@@ -44,6 +45,8 @@ export interface ProducerSettings {
   readonly mode: ProducerMode
   readonly from: number | undefined
   readonly to: number | undefined
+  /** Worker threads that decode bundles; 0 decodes on the main thread. */
+  readonly decodeWorkers: number
 }
 
 export interface ConsumerSettings {
@@ -212,7 +215,13 @@ export const settings = {
       oneOf("backfill", "follow", "resume")
     ),
     from: setting("PRODUCER_FROM", "", "First masterchain seqno (backfill)", optionalInt(0, MAX_SEQNO)),
-    to: setting("PRODUCER_TO", "", "Last masterchain seqno, inclusive (backfill)", optionalInt(0, MAX_SEQNO))
+    to: setting("PRODUCER_TO", "", "Last masterchain seqno, inclusive (backfill)", optionalInt(0, MAX_SEQNO)),
+    decodeWorkers: setting(
+      "PRODUCER_DECODE_WORKERS",
+      "",
+      "Threads decoding transactions; empty means the cores minus one (at least 1), 0 decodes on the main thread",
+      optionalInt(0, 256)
+    )
   },
   consumer: {
     group: setting("CONSUMER_GROUP", "ton-clickhouse", "Kafka consumer group of the ClickHouse sink", nonEmpty),
@@ -269,12 +278,16 @@ const read = <A>(s: Setting<A>, env: Env): A => {
   return result.right
 }
 
+/** The decode pool leaves one core to the main thread (HTTP, JSON, Kafka) and uses the rest. */
+export const defaultDecodeWorkers = (): number => Math.max(1, availableParallelism() - 1)
+
 const assemble = (get: <A>(s: Setting<A>) => A): AppConfig => {
   const apiKey = get(settings.toncenter.apiKey)
   const producer = {
     mode: get(settings.producer.mode),
     from: get(settings.producer.from),
-    to: get(settings.producer.to)
+    to: get(settings.producer.to),
+    decodeWorkers: get(settings.producer.decodeWorkers) ?? defaultDecodeWorkers()
   }
   if (producer.from !== undefined && producer.to !== undefined && producer.to < producer.from) {
     throw new ConfigValueError("PRODUCER_TO", `must be >= PRODUCER_FROM (${producer.from}), got ${producer.to}`)
@@ -358,7 +371,7 @@ export const ProducerConfig: Config.Config<ProducerSettings> = Config.mapOrFail(
     ? Either.left(
         ConfigError.InvalidData(["PRODUCER_TO"], `PRODUCER_TO: must be >= PRODUCER_FROM (${p.from}), got ${p.to}`)
       )
-    : Either.right(p)
+    : Either.right({ ...p, decodeWorkers: p.decodeWorkers ?? defaultDecodeWorkers() })
 )
 
 /** The whole configuration as one Effect `Config`. */

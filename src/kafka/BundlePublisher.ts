@@ -6,16 +6,18 @@
  */
 import { Context, Effect, Layer, Option } from "effect"
 import { CompressionTypes, type Producer } from "kafkajs"
-import type { MasterchainBundle } from "../ton/record.js"
-import { encodeBundle, encodeDeadLetter, type DeadLetter, type EncodedMessage } from "./codec.js"
+import { encodeDeadLetter, type DeadLetter, type EncodedMessage } from "./codec.js"
 import { STARTUP_DEADLINE_MS, withDeadline } from "./deadline.js"
 import { KafkaError } from "./errors.js"
 import { KafkaClient } from "./KafkaClient.js"
 import { lastCommittedSeqno } from "./tail.js"
 
 export interface PublishItem {
-  /** null when the whole masterchain block is dead-lettered (upstream could not deliver it usably). */
-  readonly bundle: MasterchainBundle | null
+  /**
+   * The bundle's record as `encodeBundle` made it (the producer encodes where it decodes, possibly on a worker
+   * thread); null when the whole masterchain block is dead-lettered (upstream could not deliver it usably).
+   */
+  readonly bundle: EncodedMessage | null
   readonly deadLetters: ReadonlyArray<DeadLetter>
 }
 
@@ -118,10 +120,11 @@ export const makeBundlePublisher = (transactionalId: string) =>
 
     const publish = (items: ReadonlyArray<PublishItem>) =>
       Effect.gen(function* () {
-        const encoded = items.map((item) => {
-          const bundle = item.bundle === null ? null : encodeBundle(item.bundle, item.deadLetters.length)
-          return { value: bundle?.value ?? Buffer.alloc(0), bundle, letters: item.deadLetters.map(encodeDeadLetter) }
-        })
+        const encoded = items.map((item) => ({
+          value: item.bundle?.value ?? Buffer.alloc(0),
+          bundle: item.bundle,
+          letters: item.deadLetters.map(encodeDeadLetter)
+        }))
         for (const chunk of chunkBySize(encoded, Math.floor(client.maxMessageBytes / 2))) {
           yield* sendTransaction(
             chunk.flatMap((c) => (c.bundle === null ? [] : [c.bundle])),

@@ -12,8 +12,9 @@ import { KafkaClient } from "../kafka/KafkaClient.js"
 import { Health } from "../ops/Health.js"
 import { Metrics } from "../ops/Metrics.js"
 import { formatProgress, ProgressTracker } from "../ops/progress.js"
-import { Upstream, UpstreamError } from "../source/Upstream.js"
-import { assembleBundle, blockDeadLetter, type DecodeTransaction } from "./assemble.js"
+import { Upstream, UpstreamError, type RawMasterchainBundle } from "../source/Upstream.js"
+import { assembleBundle, blockDeadLetter, pipelineDecode, prepare, type DecodeTransaction, type Prepared } from "./assemble.js"
+import { makeDecodePool, type DecodePoolError } from "./DecodePool.js"
 
 export type ProducerMode = "backfill" | "follow" | "resume"
 
@@ -24,6 +25,11 @@ export interface ProducerRun {
   readonly to?: number | undefined
   /** Bundles fetched ahead of the one being published. */
   readonly prefetch?: number
+  /**
+   * Worker threads that decode and encode bundles (they run `pipelineDecode`); 0 or absent decodes on the main
+   * thread with the decoder given to `runProducer`.
+   */
+  readonly decodeWorkers?: number
   /** Most bundles per Kafka transaction (fewer when they are large). */
   readonly maxBundlesPerTransaction?: number
   /** How often the head is polled when caught up. */
@@ -62,6 +68,8 @@ export const startSeqno = (
   }
 }
 
+type DecodeBundle = (raw: RawMasterchainBundle) => Effect.Effect<Prepared, DecodePoolError>
+
 /** Upstream failures that will not heal by asking again: the block is dead-lettered and the chain moves on. */
 const permanent = (e: UpstreamError) => e.reason === "bad_request" || e.reason === "malformed"
 
@@ -72,6 +80,10 @@ export const runProducer = (run: ProducerRun, decode: DecodeTransaction) =>
     const metrics = yield* Metrics
     const health = yield* Health
     const prefetch = run.prefetch ?? 8
+    const decodeWorkers = run.decodeWorkers ?? 0
+    if (decodeWorkers > 0 && decode !== pipelineDecode) {
+      return yield* Effect.dieMessage("decode workers run pipelineDecode; another decoder needs decodeWorkers 0")
+    }
     const perTx = run.maxBundlesPerTransaction ?? 32
     const pollMs = run.pollMs ?? 500
     const end = run.mode === "follow" ? undefined : run.to
@@ -99,49 +111,57 @@ export const runProducer = (run: ProducerRun, decode: DecodeTransaction) =>
         }
       })
 
-    const fetch = (seqno: number) =>
+    const fetch = (seqno: number, decodeBundle: DecodeBundle) =>
       Effect.gen(function* () {
         if (seqno > headSeen) yield* waitForHead(seqno)
         const endTimer = metrics.producerFetchSeconds.startTimer()
-        const item: PublishItem = yield* upstream.bundle(seqno).pipe(
-          Effect.map((raw) => assembleBundle(raw, client.network, decode)),
-          Effect.catchIf(permanent, (e) =>
-            Effect.succeed<PublishItem>({
-              bundle: null,
-              deadLetters: [blockDeadLetter(client.network, seqno, `upstream_${e.reason}`, e.message)]
-            })
-          ),
+        const item: Prepared = yield* upstream.bundle(seqno).pipe(
           // A head that runs slightly ahead of what the API can serve: ask again shortly.
           Effect.retry({
             while: (e) => e.reason === "not_found",
             schedule: Schedule.spaced(Duration.millis(pollMs)).pipe(Schedule.intersect(Schedule.recurs(20)))
+          }),
+          Effect.matchEffect({
+            onFailure: (e) => (permanent(e) ? Effect.succeed(deadBlock(seqno, e)) : Effect.fail(e)),
+            onSuccess: decodeBundle
           })
         )
         endTimer()
         return item
       })
 
+    const deadBlock = (seqno: number, e: UpstreamError): Prepared => ({
+      mcSeqno: seqno,
+      bundle: null,
+      deadLetters: [blockDeadLetter(client.network, seqno, `upstream_${e.reason}`, e.message)],
+      blocks: 0,
+      transactions: 0
+    })
+
+    const onMainThread: DecodeBundle = (raw) =>
+      Effect.sync(() => prepare(assembleBundle(raw, client.network, decode)))
+
     const publish = (publisher: { publish: (i: ReadonlyArray<PublishItem>) => Effect.Effect<void, KafkaError> }) =>
-      (items: ReadonlyArray<PublishItem>) =>
+      (items: ReadonlyArray<Prepared>) =>
         Effect.gen(function* () {
           const endTimer = metrics.producerPublishSeconds.startTimer()
-          yield* publisher.publish(items)
+          yield* publisher.publish(items.map((i) => ({ bundle: i.bundle, deadLetters: i.deadLetters })))
           endTimer()
           const now = Date.now()
           for (const item of items) {
-            const seqno = item.bundle?.mc_seqno ?? item.deadLetters[0]?.mc_seqno
+            const seqno = item.mcSeqno
             totals.first ??= seqno
-            if (seqno !== undefined) totals.last = seqno
+            totals.last = seqno
             for (const l of item.deadLetters) metrics.deadLetters.inc({ kind: l.kind, reason: l.reason })
             totals.deadLetters += item.deadLetters.length
             if (item.bundle !== null) {
-              const txs = item.bundle.transactions.length
+              const txs = item.transactions
               totals.bundles++
               totals.transactions += txs
               metrics.producerBundles.inc()
               metrics.producerTransactions.inc(txs)
-              metrics.producerLastSeqno.set(item.bundle.mc_seqno)
-              tracker.record(item.bundle.mc_seqno, 1 + item.bundle.shard_blocks.length, txs, now)
+              metrics.producerLastSeqno.set(seqno)
+              tracker.record(seqno, item.blocks, txs, now)
             }
           }
           health.report("producer", true, `published up to ${totals.last}`, 60_000)
@@ -155,11 +175,19 @@ export const runProducer = (run: ProducerRun, decode: DecodeTransaction) =>
         const last = yield* publisher.lastCommitted
         const start = startSeqno(run, last, run.mode === "backfill" ? 0 : yield* head)
         if (end !== undefined && start > end) return
-        yield* Effect.logInfo(`producer: ${run.mode} from mc ${start}${end === undefined ? " on" : ` to ${end}`}`)
+        // Workers live as long as the attempt: one that dies fails it, and the next attempt starts a fresh pool.
+        const decodeBundle =
+          decodeWorkers > 0
+            ? (yield* makeDecodePool({ workers: decodeWorkers, network: client.network })).prepare
+            : onMainThread
+        yield* Effect.logInfo(
+          `producer: ${run.mode} from mc ${start}${end === undefined ? " on" : ` to ${end}`}, decoding on ` +
+            (decodeWorkers > 0 ? `${decodeWorkers} worker thread${decodeWorkers === 1 ? "" : "s"}` : "the main thread")
+        )
         const seqnos =
           end === undefined ? Stream.iterate(start, (n) => n + 1) : Stream.range(start, end)
         yield* seqnos.pipe(
-          Stream.mapEffect(fetch, { concurrency: prefetch }),
+          Stream.mapEffect((seqno) => fetch(seqno, decodeBundle), { concurrency: prefetch }),
           Stream.groupedWithin(perTx, Duration.millis(50)),
           Stream.mapEffect((chunk) => publish(publisher)([...chunk])),
           Stream.runDrain

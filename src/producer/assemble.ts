@@ -4,8 +4,8 @@
  * and the reason, and the block keeps upstream's tx_count, so `tx_count` minus stored transactions shows the gap.
  */
 import { Either } from "effect"
-import type { DeadLetter } from "../kafka/codec.js"
-import type { RawMasterchainBundle } from "../source/Upstream.js"
+import { encodeBundle, type DeadLetter, type EncodedMessage } from "../kafka/codec.js"
+import type { RawMasterchainBundle, RawTransaction } from "../source/Upstream.js"
 import { decodeTransaction } from "../ton/decode.js"
 import { installFastCellHash } from "../ton/fastHash.js"
 import type { BlockIdExt, MasterchainBundle, TransactionRecord } from "../ton/record.js"
@@ -39,13 +39,27 @@ export interface Assembled {
 
 const noHistory = { get: () => undefined }
 
-export const assembleBundle = (raw: RawMasterchainBundle, network: string, decode: DecodeTransaction): Assembled => {
+export interface Decoded {
+  readonly transactions: ReadonlyArray<TransactionRecord>
+  readonly deadLetters: ReadonlyArray<DeadLetter>
+}
+
+/**
+ * Decodes a run of a bundle's transactions, in order. Runs on any thread: a big bundle is decoded in slices whose
+ * results, concatenated in order, equal the whole run's.
+ */
+export const decodeTransactions = (
+  txs: ReadonlyArray<RawTransaction>,
+  mcSeqno: number,
+  network: string,
+  decode: DecodeTransaction
+): Decoded => {
   const transactions: Array<TransactionRecord> = []
   const deadLetters: Array<DeadLetter> = []
-  for (const rt of raw.transactions) {
+  for (const rt of txs) {
     let result: Either.Either<TransactionRecord, DecodeFailure>
     try {
-      result = decode(rt.boc, { block: rt.block, mc_block_seqno: raw.mc_seqno })
+      result = decode(rt.boc, { block: rt.block, mc_block_seqno: mcSeqno })
     } catch (e) {
       // A decoder defect on one transaction must not stop the chain; it is dead-lettered like a bad input.
       result = Either.left({ reason: "decoder_defect", message: e instanceof Error ? e.message : String(e) })
@@ -55,7 +69,7 @@ export const assembleBundle = (raw: RawMasterchainBundle, network: string, decod
       deadLetters.push({
         schema_version: 1,
         network,
-        mc_seqno: raw.mc_seqno,
+        mc_seqno: mcSeqno,
         kind: "transaction",
         block: rt.block,
         // The hash upstream lists the transaction under: what a reader of the dead letter can look up.
@@ -65,8 +79,13 @@ export const assembleBundle = (raw: RawMasterchainBundle, network: string, decod
         payload: rt.boc
       })
   }
+  return { transactions, deadLetters }
+}
+
+/** The bundle from its raw header fields and all of its decoded transactions (in upstream order). */
+export const finishBundle = (raw: RawMasterchainBundle, network: string, decoded: Decoded): Assembled => {
   // Within one bundle every trace whose root is here is known; parents in earlier bundles are left for the consumer.
-  const [traced] = assignTraceIds([transactions], noHistory, "leave-null")
+  const [traced] = assignTraceIds([decoded.transactions], noHistory, "leave-null")
   return {
     bundle: {
       schema_version: 1,
@@ -79,9 +98,34 @@ export const assembleBundle = (raw: RawMasterchainBundle, network: string, decod
       account_states: raw.account_states,
       code_hashes: raw.code_hashes
     },
-    deadLetters
+    deadLetters: decoded.deadLetters
   }
 }
+
+export const assembleBundle = (raw: RawMasterchainBundle, network: string, decode: DecodeTransaction): Assembled =>
+  finishBundle(raw, network, decodeTransactions(raw.transactions, raw.mc_seqno, network, decode))
+
+/**
+ * A masterchain block ready to publish: its bundle already encoded as the Kafka record (or null when the whole block
+ * is dead-lettered), its dead letters, and the counts the producer reports. Encoding where the bundle is decoded
+ * lets the records be dropped at once: a prefetched bundle waits as compact bytes, not as objects.
+ */
+export interface Prepared {
+  readonly mcSeqno: number
+  readonly bundle: EncodedMessage | null
+  readonly deadLetters: ReadonlyArray<DeadLetter>
+  /** The masterchain block plus its shard blocks (0 when dead-lettered). */
+  readonly blocks: number
+  readonly transactions: number
+}
+
+export const prepare = ({ bundle, deadLetters }: Assembled): Prepared => ({
+  mcSeqno: bundle.mc_seqno,
+  bundle: encodeBundle(bundle, deadLetters.length),
+  deadLetters,
+  blocks: 1 + bundle.shard_blocks.length,
+  transactions: bundle.transactions.length
+})
 
 /** The dead letter for a whole masterchain block that upstream could not deliver in a usable form. */
 export const blockDeadLetter = (network: string, mcSeqno: number, reason: string, detail: string): DeadLetter => ({
