@@ -6,6 +6,9 @@
 import { Cell } from "@ton/core"
 import { Either } from "effect"
 import { DecodeError } from "./errors.js"
+import { crc32c, writePaddedBits } from "./fastHash.js"
+
+export { crc32c }
 
 /** The node's limit on the cumulative weight of a cell's subtree; heavier subtrees are "special" and placed early. */
 const MAX_CELL_WHS = 64
@@ -135,7 +138,7 @@ export const serializeBoc = (root: Cell): Buffer => {
     const bitLen = cell.bits.length
     out[pos++] = info.refs.length + (cell.isExotic ? 8 : 0) + cell.mask.value * 32
     out[pos++] = (bitLen >> 3) + ((bitLen + 7) >> 3)
-    pos = writePaddedBits(out, pos, cell)
+    pos = writePaddedBits(out, pos, cell.bits)
     for (const r of info.refs) pos = out.writeUIntBE(count - 1 - list[r]!.newIdx, pos, refByteSize)
   }
   out.writeUInt32LE(crc32c(out.subarray(0, pos)), pos)
@@ -150,52 +153,40 @@ const writeUIntBig = (out: Buffer, value: number, pos: number, size: number): nu
   return pos + size
 }
 
-/** Cell data completed to whole bytes with the TVM padding (a 1 bit, then zeros). */
-const writePaddedBits = (out: Buffer, pos: number, cell: Cell): number => {
-  const bits = cell.bits
-  const len = bits.length
-  const whole = len >> 3
-  if (whole > 0) {
-    const aligned = bits.subbuffer(0, whole * 8)
-    if (aligned !== null) aligned.copy(out, pos)
-    else for (let b = 0; b < whole; b++) out[pos + b] = readByte(cell, b * 8, 8)
-  }
-  pos += whole
-  const rest = len & 7
-  if (rest > 0) {
-    out[pos++] = readByte(cell, whole * 8, rest) | (1 << (7 - rest))
-  }
-  return pos
-}
-
-const readByte = (cell: Cell, offset: number, n: number): number => {
-  let v = 0
-  for (let i = 0; i < n; i++) if (cell.bits.at(offset + i)) v |= 0x80 >> i
-  return v
-}
-
-const CRC32C_TABLE = (() => {
-  const table = new Int32Array(256)
-  for (let n = 0; n < 256; n++) {
-    let c = n
-    for (let k = 0; k < 8; k++) c = c & 1 ? (c >>> 1) ^ 0x82f63b78 : c >>> 1
-    table[n] = c
-  }
-  return table
+// Per ASCII code: 1 = standard-only (+ /), 2 = url-safe-only (- _), 3 = both alphabets (A-Z a-z 0-9), 0 = neither.
+const BASE64_CHARS = (() => {
+  const t = new Uint8Array(128)
+  for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789") t[c.charCodeAt(0)] = 3
+  t[43] = t[47] = 1
+  t[45] = t[95] = 2
+  return t
 })()
 
-export const crc32c = (data: Uint8Array): number => {
-  let crc = -1
-  for (let i = 0; i < data.length; i++) crc = CRC32C_TABLE[(crc ^ data[i]!) & 0xff]! ^ (crc >>> 8)
-  return (crc ^ -1) >>> 0
+/**
+ * Whether `s` is base64 in one alphabet, standard or url-safe, not mixed: groups of four, then optionally two or
+ * three characters, padded with "==" / "=" or not. A loop over char codes rather than a regular expression on the
+ * hot path of every transaction.
+ */
+export const isBase64 = (s: string): boolean => {
+  const n = s.length
+  let pad = 0
+  while (pad < n && pad < 3 && s.charCodeAt(n - 1 - pad) === 61) pad++
+  if (pad === 3) return false
+  const m = n - pad
+  const rest = m & 3
+  if (pad === 0 ? rest === 1 : rest !== 4 - pad) return false
+  let alphabets = 3
+  for (let i = 0; i < m; i++) {
+    const c = s.charCodeAt(i)
+    alphabets &= c < 128 ? BASE64_CHARS[c]! : 0
+    if (alphabets === 0) return false
+  }
+  return true
 }
-
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{2,3})?$/
-const BASE64_URL = /^(?:[A-Za-z0-9_-]{4})*(?:[A-Za-z0-9_-]{2}==|[A-Za-z0-9_-]{3}=|[A-Za-z0-9_-]{2,3})?$/
 
 /** Decodes standard or url-safe base64, rejecting anything else (Buffer.from would silently skip bad characters). */
 export const decodeBase64 = (b64: string): Either.Either<Buffer, DecodeError> => {
-  if (b64.length === 0 || !(BASE64.test(b64) || BASE64_URL.test(b64))) {
+  if (b64.length === 0 || !isBase64(b64)) {
     const bad = b64.search(/[^A-Za-z0-9+/=_-]/)
     return Either.left(
       new DecodeError({
