@@ -76,12 +76,15 @@ export const flattenBundle = (b: MasterchainBundle): TableRows => ({
   mc_blocks_done: [mcBlockDoneRow(b)]
 })
 
+/** Receives one row of one table; `flattenBundles` collects them, the sink encodes them as they come. */
+export type RowVisitor = <T extends TableName>(table: T, row: TableRows[T][number]) => void
+
 /**
- * Rows of many bundles for one batched insert per table. Content-addressed rows are deduplicated across the batch;
+ * Rows of many bundles for one batched insert per table, handed to `visit` bundle by bundle (account states last),
+ * so a caller can keep only what it makes of them. Content-addressed rows are deduplicated across the batch;
  * everything else is keyed by masterchain seqno and cannot repeat between distinct bundles.
  */
-export const flattenBundles = (bs: ReadonlyArray<MasterchainBundle>): TableRows => {
-  const out = emptyTableRows()
+export const visitBundleRows = (bs: Iterable<MasterchainBundle>, visit: RowVisitor): void => {
   const contentSeen = new Set<string>()
   const states = new Map<string, AccountStateRow>()
   const bundleSeen = new Set<number>()
@@ -93,20 +96,26 @@ export const flattenBundles = (bs: ReadonlyArray<MasterchainBundle>): TableRows 
     for (const c of r.message_contents) {
       if (!contentSeen.has(c.hash)) {
         contentSeen.add(c.hash)
-        out.message_contents.push(c)
+        visit("message_contents", c)
       }
     }
     for (const s of r.account_states) {
       const prev = states.get(s.hash)
       if (prev === undefined || s.known > prev.known) states.set(s.hash, s)
     }
-    out.messages.push(...r.messages)
-    out.transactions.push(...r.transactions)
-    out.blocks.push(...r.blocks)
-    out.mc_shard_blocks.push(...r.mc_shard_blocks)
-    out.latest_account_code.push(...r.latest_account_code)
-    out.mc_blocks_done.push(...r.mc_blocks_done)
+    for (const row of r.messages) visit("messages", row)
+    for (const row of r.transactions) visit("transactions", row)
+    for (const row of r.blocks) visit("blocks", row)
+    for (const row of r.mc_shard_blocks) visit("mc_shard_blocks", row)
+    for (const row of r.latest_account_code) visit("latest_account_code", row)
+    for (const row of r.mc_blocks_done) visit("mc_blocks_done", row)
   }
-  out.account_states.push(...states.values())
+  for (const s of states.values()) visit("account_states", s)
+}
+
+/** All rows of many bundles, by table (see visitBundleRows). */
+export const flattenBundles = (bs: ReadonlyArray<MasterchainBundle>): TableRows => {
+  const out = emptyTableRows()
+  visitBundleRows(bs, (table, row) => (out[table] as Array<typeof row>).push(row))
   return out
 }

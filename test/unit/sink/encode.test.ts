@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest"
+import { flattenBundles, INSERT_ORDER, UnstorableRecordError, visitBundleRows } from "../../../src/flatten/index.js"
+import { CompactRowEncoder } from "../../../src/sink/encode.js"
+import { realBundle, syntheticBundle } from "../store/records.js"
+
+const bundles = [realBundle(), ...[1000, 1001, 1002].map(syntheticBundle)]
+
+const decode = (columns: ReadonlyArray<string>, body: Buffer) => {
+  const text = body.toString("utf8")
+  expect(text.endsWith("\n")).toBe(true)
+  return text
+    .slice(0, -1)
+    .split("\n")
+    .map((line) => Object.fromEntries((JSON.parse(line) as Array<unknown>).map((v, i) => [columns[i], v])))
+}
+
+describe("CompactRowEncoder", () => {
+  it("encodes every table's rows as lines of the first row's columns that read back as the rows", () => {
+    const rows = flattenBundles(bundles)
+    for (const table of INSERT_ORDER) {
+      const encoder = new CompactRowEncoder(table)
+      for (const row of rows[table]) encoder.add(row)
+      const { columns, body, rows: n } = encoder.finish()
+      expect(n).toBe(rows[table].length)
+      if (n === 0) {
+        expect(body.length).toBe(0)
+        continue
+      }
+      expect(columns).toEqual(Object.keys(rows[table][0]!))
+      expect(decode(columns, body)).toEqual(JSON.parse(JSON.stringify(rows[table])))
+    }
+  })
+
+  it("keeps the lines whole and in order across byte slices", () => {
+    const encoder = new CompactRowEncoder("message_contents")
+    const rows = Array.from({ length: 3000 }, (_, i) => ({ hash: `h${i}`, boc: "é".repeat(400 + (i % 7)) }))
+    for (const row of rows) encoder.add(row)
+    const { columns, body } = encoder.finish()
+    expect(body.length).toBeGreaterThan(2 << 20)
+    expect(decode(columns, body)).toEqual(rows)
+    expect(encoder.finish().rows).toBe(0)
+  })
+
+  it("refuses a row that lacks a column instead of letting a default stand in", () => {
+    const encoder = new CompactRowEncoder("mc_blocks_done")
+    encoder.add({ mc_seqno: 1, block_count: 1, tx_count: 0 })
+    expect(() => encoder.add({ mc_seqno: 2, block_count: undefined, tx_count: 0 })).toThrow(UnstorableRecordError)
+  })
+})
+
+describe("visitBundleRows", () => {
+  it("hands over exactly the rows flattenBundles collects, table by table in order", () => {
+    const seen = new Map<string, Array<unknown>>()
+    visitBundleRows([...bundles, bundles[1]!], (table, row) => {
+      if (!seen.has(table)) seen.set(table, [])
+      seen.get(table)!.push(row)
+    })
+    const rows = flattenBundles(bundles)
+    for (const table of INSERT_ORDER) expect(seen.get(table) ?? []).toEqual(rows[table])
+  })
+})
