@@ -26,11 +26,24 @@ interface CellInfo {
  */
 export const serializeBoc = (root: Cell): Buffer => {
   const list: Array<CellInfo> = []
-  const byHash = new Map<string, number>()
+  // Cells are found by the first 48 bits of their hash (a number key, no string per cell), confirmed on the whole
+  // hash; distinct hashes sharing those 48 bits fall back to a map by the whole hash.
+  const byPrefix = new Map<number, number>()
+  let byHash: Map<string, number> | null = null
+  const lookup = (hash: Buffer): number | undefined => {
+    const idx = byPrefix.get(hash.readUIntBE(0, 6))
+    if (idx === undefined || list[idx]!.cell.hash().equals(hash)) return idx
+    return byHash?.get(hash.toString("latin1"))
+  }
+  const remember = (hash: Buffer, idx: number): void => {
+    const prefix = hash.readUIntBE(0, 6)
+    if (!byPrefix.has(prefix)) byPrefix.set(prefix, idx)
+    else (byHash ??= new Map()).set(hash.toString("latin1"), idx)
+  }
 
   const importCell = (cell: Cell): number => {
-    const key = cell.hash().toString("latin1")
-    const known = byHash.get(key)
+    const hash = cell.hash()
+    const known = lookup(hash)
     if (known !== undefined) return known
     const refs: Array<number> = []
     let sum = 1
@@ -40,7 +53,7 @@ export const serializeBoc = (root: Cell): Buffer => {
       sum += list[idx]!.wt
     }
     list.push({ cell, refs, wt: Math.min(0xff, sum), newIdx: -1 })
-    byHash.set(key, list.length - 1)
+    remember(hash, list.length - 1)
     return list.length - 1
   }
   const rootIdx = importCell(root)
@@ -121,7 +134,8 @@ export const serializeBoc = (root: Cell): Buffer => {
   while (cellsSize >= 2 ** (offsetByteSize * 8)) offsetByteSize++
 
   const headerSize = 4 + 1 + 1 + 3 * refByteSize + offsetByteSize + refByteSize
-  const out = Buffer.alloc(headerSize + cellsSize + 4)
+  // every byte is written below
+  const out = Buffer.allocUnsafe(headerSize + cellsSize + 4)
   let pos = 0
   out.writeUInt32BE(0xb5ee9c72, pos)
   pos += 4

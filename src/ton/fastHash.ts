@@ -82,6 +82,12 @@ export const fastCrc32cBuffer = (data: Uint8Array): Buffer => {
   return out
 }
 
+// One scratch buffer for cell representations (at most 2 + 128 data bytes + 4 refs x 34), with a view per length:
+// each representation is hashed as soon as it is written, so none outlives the next.
+const reprScratch = Buffer.alloc(2 + 128 + 4 * 34)
+const reprViews: Array<Buffer | undefined> = []
+const reprBuffer = (length: number): Buffer => (reprViews[length] ??= reprScratch.subarray(0, length))
+
 /**
  * @ton/core's `wonderCalculator` (levels, depths and hashes of a new cell) with a direct path for the case nearly
  * every cell is in: ordinary, with only level-0 children, so one representation and one hash cover all four levels.
@@ -96,7 +102,7 @@ export const makeFastWonderCalculator = (
     for (let i = 0; i < n; i++) if (refs[i]!.mask.value !== 0) return slow(type, bits, refs)
     const len = bits.length
     const dataBytes = (len + 7) >> 3
-    const repr = Buffer.allocUnsafe(2 + dataBytes + 34 * n)
+    const repr = reprBuffer(2 + dataBytes + 34 * n)
     repr[0] = n
     repr[1] = dataBytes + (len >> 3)
     let pos = writePaddedBits(repr, 2, bits)

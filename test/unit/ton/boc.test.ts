@@ -1,4 +1,4 @@
-import { Cell } from "@ton/core"
+import { beginCell, Cell } from "@ton/core"
 import { describe, expect, it } from "vitest"
 import { crc32c, parseBoc, serializeBoc, serializeBocBase64 } from "../../../src/ton/boc.js"
 import { err, listShared, ok, readShared, readSharedJson, yamlResponseBodies } from "./support.js"
@@ -70,6 +70,18 @@ describe("serializeBoc reproduces the node's BagOfCells", () => {
 
   it("writes the smallest BOC of the empty cell exactly as toncenter does", () => {
     expect(serializeBocBase64(new Cell())).toBe("te6cckEBAQEAAgAAAEysuc0=")
+  })
+
+  it("stores equal cells once even when they are distinct objects", () => {
+    const leaf = () => beginCell().storeUint(0xabc, 12).endCell()
+    const root = beginCell()
+      .storeRef(leaf())
+      .storeRef(leaf())
+      .storeRef(beginCell().storeRef(leaf()).endCell())
+      .endCell()
+    const boc = serializeBoc(root)
+    expect(boc[6]).toBe(3) // cells: the root, the inner cell and one leaf
+    expect(ok(parseBoc(boc.toString("base64"))).hash()).toEqual(root.hash())
   })
 
   it("computes CRC32C (Castagnoli)", () => {
