@@ -76,13 +76,15 @@ const program = Effect.gen(function* () {
         }
       : { mode: configured.mode, from: configured.from, to: configured.to, decodeWorkers: configured.decodeWorkers }
 
+  const decoding =
+    configured.decodeWorkers > 0 ? `${configured.decodeWorkers} decode worker threads` : "decoding on the main thread"
   yield* Console.log(
     [
       `kafka: ${kafka.brokers.join(",")}${kafka.local ? " (local broker)" : ""}`,
       `clickhouse: ${ch.backend} ${ch.location}, database ${ch.database} (${report.applied.length} migrations applied)`,
       `upstream: ${upstream.description}`,
       `producer: ${run.mode}${run.from !== undefined ? ` from ${run.from}` : ""}${run.to !== undefined ? ` to ${run.to}` : ""}` +
-        `, ${configured.decodeWorkers > 0 ? `${configured.decodeWorkers} decode worker threads` : "decoding on the main thread"}`
+        `, ${decoding}`
     ].join("\n")
   )
 

@@ -1,31 +1,39 @@
 /**
  * Decoding on every core: a scoped pool of worker threads (decodeWorker.ts) that turns raw bundles into encoded Kafka
- * records, so the main thread only fetches and sends. A bundle larger than `sliceTxs` is decoded in slices on several
- * workers and finished (trace ids, encoding) here. Invariants: the result equals `prepare(assembleBundle(raw, network,
- * pipelineDecode))` byte for byte; a worker that dies fails every pending and later request with DecodePoolError
- * (never a hang), and closing the scope terminates every thread.
- */
+ * records, so the main thread only fetches and sends. A bundle larger than `sliceTxs` is decoded in slices (on
+ * several workers when there are) and finished (trace ids, encoding) here. Invariants: the result equals
+ * `prepare(assembleBundle(raw, network, pipelineDecode))` byte for byte; a worker that dies fails every pending and
+ * later request with DecodePoolError (never a hang), and closing the scope terminates every thread. */
 import { Effect, Schema, type Scope } from "effect"
+import { createHash } from "node:crypto"
+import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import path from "node:path"
-import { pathToFileURL } from "node:url"
+import { fileURLToPath, pathToFileURL } from "node:url"
 import { Worker, type ResourceLimits } from "node:worker_threads"
 import type { RawMasterchainBundle } from "../source/Upstream.js"
 import { finishBundle, prepare, type Decoded, type Prepared } from "./assemble.js"
 import type { DecodeReply, DecodeRequest } from "./decodeWorker.js"
 
 export class DecodePoolError extends Schema.TaggedError<DecodePoolError>()("DecodePoolError", {
-  reason: Schema.Literal("crashed"),
+  reason: Schema.Literal("start", "crashed"),
   message: Schema.String
 }) {}
 
 export interface DecodePoolOptions {
   readonly workers: number
   readonly network: string
-  /** A bundle with more transactions than this is split into slices of about this size (when there are 2+ workers). */
+  /** A bundle with more transactions than this is decoded in slices of at most this size (default 2000). */
   readonly sliceTxs?: number
+  /** Heap limits of each worker (default `workerLimits`); a worker that runs out of them dies. */
   readonly resourceLimits?: ResourceLimits
 }
+
+/**
+ * A decode leaves much short-lived garbage; without limits V8 lets a worker's heap grow to ~200 MB before collecting.
+ * These keep a worker near 60-90 MB, far above what a slice of `sliceTxs` transactions holds (~25 MB).
+ */
+export const workerLimits: ResourceLimits = { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 8 }
 
 export interface DecodePool {
   readonly size: number
@@ -43,25 +51,41 @@ interface Job {
   cancelled: boolean
 }
 
-/** tsx's ESM register API as a file URL, found from the package root so any runner (tsx, vitest) works. */
-const tsxEsmApi = (): string =>
-  pathToFileURL(
-    path.join(path.dirname(createRequire(import.meta.url).resolve("tsx/package.json")), "dist/esm/api/index.mjs")
-  ).href
+/**
+ * The worker's script. From compiled JavaScript it is decodeWorker.js. From TypeScript sources (tsx, vitest) our own
+ * modules are bundled once per process into one ES module with esbuild (the compiler tsx itself runs; packages stay
+ * external, so they load exactly as on the main thread), written under .cache/ where they resolve from the project.
+ * A thread that registered tsx's loader instead costs about twice the memory and several seconds to start.
+ */
+const workerScript = (): Promise<URL> => (scriptMemo ??= findWorkerScript())
+let scriptMemo: Promise<URL> | undefined
 
-const startWorker = (resourceLimits: ResourceLimits | undefined): Worker => {
+const findWorkerScript = async (): Promise<URL> => {
   const self = import.meta.url
-  const fromSource = self.endsWith(".ts")
-  const entry = new URL(fromSource ? "./decodeWorker.ts" : "./decodeWorker.js", self)
-  const options = resourceLimits === undefined ? {} : { resourceLimits }
-  // From TypeScript sources the thread registers the same loader first: module hooks are per thread.
-  return fromSource
-    ? new Worker(
-        `import(${JSON.stringify(tsxEsmApi())})` +
-          `.then((m) => { m.register(); return import(${JSON.stringify(entry.href)}) })`,
-        { ...options, eval: true }
-      )
-    : new Worker(entry, options)
+  if (!self.endsWith(".ts")) return new URL("./decodeWorker.js", self)
+  const entry = fileURLToPath(new URL("./decodeWorker.ts", self))
+  const fromTsx = createRequire(createRequire(self).resolve("tsx/package.json"))
+  const esbuild = (await import(pathToFileURL(fromTsx.resolve("esbuild")).href)) as typeof import("esbuild")
+  const built = await esbuild.build({
+    entryPoints: [entry],
+    bundle: true,
+    packages: "external",
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    write: false,
+    logLevel: "silent"
+  })
+  const code = built.outputFiles[0]!.text
+  const dir = fileURLToPath(new URL("../../.cache/decode-worker/", self))
+  const file = path.join(dir, `decodeWorker-${createHash("sha256").update(code).digest("hex").slice(0, 16)}.mjs`)
+  if (!existsSync(file)) {
+    mkdirSync(dir, { recursive: true })
+    const tmp = `${file}.${process.pid}.tmp`
+    writeFileSync(tmp, code)
+    renameSync(tmp, file)
+  }
+  return pathToFileURL(file)
 }
 
 class Threads {
@@ -75,10 +99,11 @@ class Threads {
 
   constructor(
     readonly size: number,
-    resourceLimits: ResourceLimits | undefined
+    script: URL,
+    resourceLimits: ResourceLimits
   ) {
     for (let i = 0; i < size; i++) {
-      const w = startWorker(resourceLimits)
+      const w = new Worker(script, { resourceLimits })
       w.on("message", (m: DecodeReply) => {
         if (m.op !== "ready") {
           const job = this.running.get(w)
@@ -151,7 +176,15 @@ const slices = <A>(items: ReadonlyArray<A>, parts: number): Array<ReadonlyArray<
 export const makeDecodePool = (options: DecodePoolOptions): Effect.Effect<DecodePool, never, Scope.Scope> =>
   Effect.map(
     Effect.acquireRelease(
-      Effect.sync(() => new Threads(Math.max(1, options.workers), options.resourceLimits)),
+      Effect.tryPromise({
+        try: workerScript,
+        catch: (e) => new DecodePoolError({ reason: "start", message: `decode worker script: ${String(e)}` })
+      }).pipe(
+        Effect.map(
+          (script) => new Threads(Math.max(1, options.workers), script, options.resourceLimits ?? workerLimits)
+        ),
+        Effect.orDie
+      ),
       (threads) => Effect.promise(() => threads.close())
     ),
     (threads) => {
@@ -170,10 +203,10 @@ export const makeDecodePool = (options: DecodePoolOptions): Effect.Effect<Decode
         Effect.map(call({ op: "bundle", raw, network: options.network }), (reply) => {
           const prepared = (reply as Extract<Reply, { op: "bundle" }>).prepared
           const b = prepared.bundle
+          if (b === null) return prepared
           // Transferred bytes arrive as a plain Uint8Array; a Buffer view over them costs no copy.
-          return b === null
-            ? prepared
-            : { ...prepared, bundle: { ...b, value: Buffer.from(b.value.buffer, b.value.byteOffset, b.value.byteLength) } }
+          const value = Buffer.from(b.value.buffer, b.value.byteOffset, b.value.byteLength)
+          return { ...prepared, bundle: { ...b, value } }
         })
 
       const sliced = (raw: RawMasterchainBundle) =>
@@ -198,7 +231,8 @@ export const makeDecodePool = (options: DecodePoolOptions): Effect.Effect<Decode
 
       return {
         size: threads.size,
-        prepare: (raw) => (threads.size > 1 && raw.transactions.length > sliceTxs ? sliced(raw) : whole(raw))
+        // Slicing also bounds what one worker holds, so a huge bundle cannot outgrow a worker's heap limit.
+        prepare: (raw) => (raw.transactions.length > sliceTxs ? sliced(raw) : whole(raw))
       } satisfies DecodePool
     }
   )

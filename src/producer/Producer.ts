@@ -13,7 +13,14 @@ import { Health } from "../ops/Health.js"
 import { Metrics } from "../ops/Metrics.js"
 import { formatProgress, ProgressTracker } from "../ops/progress.js"
 import { Upstream, UpstreamError, type RawMasterchainBundle } from "../source/Upstream.js"
-import { assembleBundle, blockDeadLetter, pipelineDecode, prepare, type DecodeTransaction, type Prepared } from "./assemble.js"
+import {
+  assembleBundle,
+  blockDeadLetter,
+  pipelineDecode,
+  prepare,
+  type DecodeTransaction,
+  type Prepared
+} from "./assemble.js"
 import { makeDecodePool, type DecodePoolError } from "./DecodePool.js"
 
 export type ProducerMode = "backfill" | "follow" | "resume"

@@ -14,7 +14,7 @@ import { Metrics } from "../../src/ops/Metrics.js"
 import { runProducer } from "../../src/producer/Producer.js"
 import { ClickHouseSink } from "../../src/sink/ClickHouseSink.js"
 import { pipelineDecode } from "../../src/producer/assemble.js"
-import { Upstream, type RawMasterchainBundle } from "../../src/source/Upstream.js"
+import { Upstream, type RawMasterchainBundle as Raw } from "../../src/source/Upstream.js"
 import { testClickHouse, testKafka, type TestClickHouse } from "../support/integration.js"
 import { chainUpstream, expectedFrom } from "../unit/pipeline/support/chainUpstream.js"
 import { readStored, waitForDone } from "../unit/pipeline/support/stored.js"
@@ -53,7 +53,7 @@ describe("pipeline: generated chain through Kafka into ClickHouse", () => {
       ...base,
       bundle: (seqno: number) =>
         seqno === killer && killed++ === 0
-          ? Effect.map(base.bundle(seqno), (raw) => ({ ...raw, code_hashes: { x: 1n } }) as unknown as RawMasterchainBundle)
+          ? Effect.map(base.bundle(seqno), (raw) => ({ ...raw, code_hashes: { x: 1n } }) as unknown as Raw)
           : base.bundle(seqno)
     }
     const layers = Layer.mergeAll(

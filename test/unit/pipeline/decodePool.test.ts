@@ -31,7 +31,10 @@ raws[poisonAt] = {
 }
 
 /** Comparable form: the record bytes as text, everything else as it is. */
-const plain = (p: Prepared) => ({ ...p, bundle: p.bundle === null ? null : { ...p.bundle, value: p.bundle.value.toString() } })
+const plain = (p: Prepared) => ({
+  ...p,
+  bundle: p.bundle === null ? null : { ...p.bundle, value: p.bundle.value.toString() }
+})
 
 const throughPool = (options: Omit<DecodePoolOptions, "network">, bundles: ReadonlyArray<RawMasterchainBundle>) =>
   Effect.runPromise(
