@@ -94,6 +94,7 @@ const program = Effect.gen(function* () {
     runConsumer({
       groupId: consumerCfg.group,
       batchRows: consumerCfg.batchRows,
+      batchBytes: consumerCfg.batchBytes,
       batchMs: consumerCfg.batchMs,
       onStored: (r) => {
         storedTop = Math.max(storedTop, ...r.stored, ...r.alreadyDone)

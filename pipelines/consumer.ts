@@ -1,6 +1,7 @@
 // The consumer on its own: Kafka bundle topic -> ClickHouse (CLICKHOUSE_URL, or embedded chdb in
-// CLICKHOUSE_DATA_DIR), migrations applied first. Batching by CONSUMER_BATCH_ROWS / CONSUMER_BATCH_MS, group
-// CONSUMER_GROUP. Metrics and /health on METRICS_PORT. Runs until Ctrl-C; a restart continues where ClickHouse is.
+// CLICKHOUSE_DATA_DIR), migrations applied first. Batching by CONSUMER_BATCH_ROWS / CONSUMER_BATCH_BYTES /
+// CONSUMER_BATCH_MS, group CONSUMER_GROUP. Metrics and /health on METRICS_PORT. Runs until Ctrl-C; a restart
+// continues where ClickHouse is.
 import { Effect, Layer } from "effect"
 import { ClickHouse } from "../src/clickhouse/ClickHouse.js"
 import { migrate } from "../src/clickhouse/migrations.js"
@@ -20,6 +21,7 @@ const program = Effect.gen(function* () {
   return yield* runConsumer({
     groupId: c.group,
     batchRows: c.batchRows,
+    batchBytes: c.batchBytes,
     batchMs: c.batchMs,
     sessionTimeoutMs: c.sessionTimeoutMs
   })

@@ -52,6 +52,7 @@ export interface ProducerSettings {
 export interface ConsumerSettings {
   readonly group: string
   readonly batchRows: number
+  readonly batchBytes: number
   readonly batchMs: number
   readonly sessionTimeoutMs: number
 }
@@ -226,6 +227,12 @@ export const settings = {
   consumer: {
     group: setting("CONSUMER_GROUP", "ton-clickhouse", "Kafka consumer group of the ClickHouse sink", nonEmpty),
     batchRows: setting("CONSUMER_BATCH_ROWS", "50000", "Rows per ClickHouse insert batch", int(1, 10_000_000)),
+    batchBytes: setting(
+      "CONSUMER_BATCH_BYTES",
+      "16777216",
+      "Kafka record bytes per insert batch (the decoded bundles held in memory take about as much)",
+      int(65_536, 2_147_483_647)
+    ),
     batchMs: setting("CONSUMER_BATCH_MS", "1000", "Longest wait before a partial batch is written", int(1, 3_600_000)),
     sessionTimeoutMs: setting(
       "CONSUMER_SESSION_TIMEOUT_MS",
@@ -323,6 +330,7 @@ const assemble = (get: <A>(s: Setting<A>) => A): AppConfig => {
     consumer: {
       group: get(settings.consumer.group),
       batchRows: get(settings.consumer.batchRows),
+      batchBytes: get(settings.consumer.batchBytes),
       batchMs: get(settings.consumer.batchMs),
       sessionTimeoutMs: get(settings.consumer.sessionTimeoutMs)
     },

@@ -1,8 +1,9 @@
 /**
  * The consumer: reads the bundle topic (read_committed, manual offsets), batches bundles across masterchain blocks
- * until CONSUMER_BATCH_ROWS rows or CONSUMER_BATCH_MS ms, hands each batch to the ClickHouse sink and commits the
- * Kafka offset only after the sink acknowledged. Invariant: a committed offset never points past a bundle whose
- * completion marker is not in ClickHouse; anything after it is redelivered and either written or skipped as done.
+ * until CONSUMER_BATCH_ROWS rows, CONSUMER_BATCH_BYTES bytes or CONSUMER_BATCH_MS ms, hands each batch to the
+ * ClickHouse sink and commits the Kafka offset only after the sink acknowledged. Invariant: a committed offset never
+ * points past a bundle whose completion marker is not in ClickHouse; anything after it is redelivered and either
+ * written or skipped as done.
  */
 import { Cause, Deferred, Duration, Effect, Either, Exit, Runtime, Schedule } from "effect"
 import type { Consumer, EachBatchPayload } from "kafkajs"
@@ -20,6 +21,8 @@ import { BatchBuffer, estimateRows } from "./buffer.js"
 export interface ConsumerRun {
   readonly groupId: string
   readonly batchRows: number
+  /** Kafka value bytes per batch: bounds the decoded bundles held in memory (they take about as much heap). */
+  readonly batchBytes?: number
   readonly batchMs: number
   /** Group session timeout: how long a dead consumer holds its partition before the group moves on. */
   readonly sessionTimeoutMs?: number
@@ -53,6 +56,7 @@ export const runConsumer = (run: ConsumerRun) =>
         throw Cause.squash(exit.cause)
       })
     const tracker = new ProgressTracker()
+    const batchBytes = run.batchBytes ?? Number.POSITIVE_INFINITY
     let lastStored = -1
 
     const session = Effect.scoped(
@@ -140,14 +144,20 @@ export const runConsumer = (run: ConsumerRun) =>
             } else {
               const bundle = decoded.right
               buffer.add(
-                { bundle, digest: valueDigest(message.value!), offset, rows: estimateRows(bundle) },
+                {
+                  bundle,
+                  digest: valueDigest(message.value!),
+                  offset,
+                  rows: estimateRows(bundle),
+                  bytes: message.value!.length
+                },
                 Date.now()
               )
             }
             resolveOffset(message.offset)
-            if (buffer.due(run.batchRows, Number.POSITIVE_INFINITY, Date.now())) await flush()
+            if (buffer.due(run.batchRows, Number.POSITIVE_INFINITY, Date.now(), batchBytes)) await flush()
           }
-          if (buffer.due(run.batchRows, run.batchMs, Date.now())) await flush()
+          if (buffer.due(run.batchRows, run.batchMs, Date.now(), batchBytes)) await flush()
         }
 
         yield* Effect.tryPromise({
@@ -175,7 +185,7 @@ export const runConsumer = (run: ConsumerRun) =>
         const timer = Effect.gen(function* () {
           while (true) {
             yield* Effect.sleep(Duration.millis(tick))
-            if (buffer.due(run.batchRows, run.batchMs, Date.now())) {
+            if (buffer.due(run.batchRows, run.batchMs, Date.now(), batchBytes)) {
               const exit = yield* Effect.exit(Effect.promise(() => flush().then(() => undefined, (e: unknown) => e)))
               if (Exit.isSuccess(exit) && exit.value !== undefined) fail(failureOf(exit.value))
             } else if (buffer.size === 0) {

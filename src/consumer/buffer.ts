@@ -10,6 +10,8 @@ export interface Buffered {
   readonly digest: string
   readonly offset: bigint
   readonly rows: number
+  /** Size of the Kafka value: the decoded bundle takes about as much heap (its base64 BOCs dominate). */
+  readonly bytes: number
 }
 
 /** Rows a bundle will produce, roughly: the flush threshold needs an estimate, not the flattening itself. */
@@ -22,14 +24,19 @@ export const estimateRows = (b: MasterchainBundle): number =>
 export class BatchBuffer {
   private readonly items = new Map<number, Buffered>()
   private rowCount = 0
+  private byteCount = 0
   private startedAt: number | undefined
   private skippedOffset: bigint | undefined
 
   add(item: Buffered, nowMs: number): void {
     const previous = this.items.get(item.bundle.mc_seqno)
-    if (previous !== undefined) this.rowCount -= previous.rows
+    if (previous !== undefined) {
+      this.rowCount -= previous.rows
+      this.byteCount -= previous.bytes
+    }
     this.items.set(item.bundle.mc_seqno, item)
     this.rowCount += item.rows
+    this.byteCount += item.bytes
     this.startedAt ??= nowMs
   }
 
@@ -46,9 +53,15 @@ export class BatchBuffer {
     return this.rowCount
   }
 
-  due(batchRows: number, batchMs: number, nowMs: number): boolean {
+  get bytes(): number {
+    return this.byteCount
+  }
+
+  due(batchRows: number, batchMs: number, nowMs: number, batchBytes = Number.POSITIVE_INFINITY): boolean {
     if (this.items.size === 0) return this.skippedOffset !== undefined
-    return this.rowCount >= batchRows || nowMs - (this.startedAt ?? nowMs) >= batchMs
+    return (
+      this.rowCount >= batchRows || this.byteCount >= batchBytes || nowMs - (this.startedAt ?? nowMs) >= batchMs
+    )
   }
 
   /** The batch in mc order and the offset to commit once it is stored. */
@@ -61,6 +74,7 @@ export class BatchBuffer {
     this.items.clear()
     this.skippedOffset = undefined
     this.rowCount = 0
+    this.byteCount = 0
     this.startedAt = undefined
     return { items, commitOffset: maxOffset === undefined ? undefined : maxOffset + 1n }
   }
