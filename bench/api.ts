@@ -8,17 +8,20 @@
 // whole generated chain (one million transactions), and each endpoint is loaded with requests cycling over
 // BENCH_SAMPLE (default 500) different blocks picked at random from it, at 40 transactions per response, with the
 // rendered-answer cache off and then on (so the cache only helps as much as repeats among those blocks allow).
-import type { ClickHouseClient } from "@clickhouse/client"
+// BENCH_READ_CONNECTIONS (volume mode, default 1): the store reads through that many chdb connections on the same
+// engine, so statements of concurrent requests can run side by side.
+import { createClient, type ClickHouseClient } from "@clickhouse/client"
+import { createChdbConnection } from "chdb/connection"
 import { Either } from "effect"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { spawn } from "node:child_process"
 import { createRequire } from "node:module"
 import { availableParallelism, loadavg, tmpdir } from "node:os"
-import { join } from "node:path"
+import { join, resolve } from "node:path"
 import { buildApp } from "../src/api/app.js"
 import { addressBookAddresses, stateHashes } from "../src/api/assemble/v3.js"
 import type { TxStore } from "../src/api/TxStore.js"
-import { makeClickHouseClient } from "../src/clickhouse/ClickHouse.js"
+import { clickHouseSettings, makeClickHouseClient } from "../src/clickhouse/ClickHouse.js"
 import { applyMigrations } from "../src/clickhouse/migrations.js"
 import { flattenBundles, INSERT_ORDER } from "../src/flatten/index.js"
 import { ClickHouseTxStore } from "../src/store/Store.js"
@@ -192,6 +195,24 @@ const loadPaths = (base: string, paths: ReadonlyArray<string>): Promise<Autocann
     )
   })
 
+/** Another read-only client on the process's chdb engine, bound to `database` the way ClickHouse.ts binds its own. */
+const extraChdbReader = (dataDir: string, database: string): ClickHouseClient => {
+  const base = createChdbConnection({ path: resolve(dataDir) })
+  const prefix = `USE ${database}; `
+  const connection = {
+    query: (p: Parameters<typeof base.query>[0]) => base.query({ ...p, query: prefix + p.query }),
+    exec: (p: Parameters<typeof base.exec>[0]) => base.exec({ ...p, query: prefix + p.query }),
+    command: (p: Parameters<typeof base.command>[0]) => base.command({ ...p, query: prefix + p.query }),
+    insert: (p: Parameters<typeof base.insert>[0]) => base.insert({ ...p, query: prefix + p.query }),
+    ping: (p: Parameters<typeof base.ping>[0]) => base.ping(p),
+    close: () => base.close()
+  }
+  return createClient({
+    connection: connection as unknown as NonNullable<NonNullable<Parameters<typeof createClient>[0]>["connection"]>,
+    clickhouse_settings: clickHouseSettings
+  })
+}
+
 /** Volume mode: an existing store of a whole generated chain, requests spread over many blocks. */
 const volume = async (dataDir: string) => {
   const sample = Number(process.env.BENCH_SAMPLE ?? 500)
@@ -217,7 +238,11 @@ const volume = async (dataDir: string) => {
     `SELECT workchain, toString(shard) AS shard, seqno, tx_count FROM blocks
      WHERE workchain = 0 AND tx_count > 0 ORDER BY cityHash64(shard, seqno) LIMIT ${sample}`
   )
-  const store = new ClickHouseTxStore(handle.client)
+  const database = process.env.CLICKHOUSE_DATABASE ?? "ton"
+  const extraReaders = Array.from({ length: Math.max(0, Number(process.env.BENCH_READ_CONNECTIONS ?? 1) - 1) }, () =>
+    extraChdbReader(dataDir, database)
+  )
+  const store = new ClickHouseTxStore([handle.client, ...extraReaders])
   const targets: Array<[string, Array<string>]> = [
     [
       "v2 getBlockTransactionsExt count=40",
@@ -231,8 +256,8 @@ const volume = async (dataDir: string) => {
   console.log(
     `bench:api volume store=${dataDir} transactions=${counts!.txs} blocks=${counts!.blocks} mc_blocks=${counts!.mc} ` +
       `on-disk=${(Number(counts!.bytes) / 1024 / 1024).toFixed(0)} MiB sample=${sample} blocks per endpoint ` +
-      `connections=${connections} duration=${seconds}s node=${process.version} cpus=${availableParallelism()} ` +
-      `load=${loadavg()[0]!.toFixed(1)}`
+      `connections=${connections} read-connections=${1 + extraReaders.length} duration=${seconds}s ` +
+      `node=${process.version} cpus=${availableParallelism()} load=${loadavg()[0]!.toFixed(1)}`
   )
   const baseRss = process.memoryUsage.rss()
   let peakRss = baseRss
@@ -267,6 +292,7 @@ const volume = async (dataDir: string) => {
   clearInterval(sampler)
   const mib = (n: number) => `${(n / 1024 / 1024).toFixed(0)} MiB`
   console.log(`serving process RSS: ${mib(baseRss)} before load, peak ${mib(peakRss)} under load`)
+  for (const c of extraReaders) await c.close()
   await handle.client.close()
 }
 

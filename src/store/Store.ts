@@ -2,6 +2,8 @@
  * The API's read port (TxStore) over ClickHouse: a handful of queries per call, each on a table's sort key.
  * Invariants: only masterchain blocks with a `mc_blocks_done` marker are visible (every query checks it in the
  * same statement), and results hold no duplicates before merges (FINAL, or aggregation on content-addressed rows).
+ * Values are SQL literals (./sql.ts), not query parameters: embedded chdb runs parameterized statements one at a time
+ * process-wide, literal ones side by side when the store is given several connections.
  */
 import type { ClickHouseClient } from "@clickhouse/client"
 import type { AccountCursor, SortOrder, TxStore } from "../api/TxStore.js"
@@ -18,6 +20,7 @@ import {
   assembleTransactions,
   contentHashes
 } from "./assemble.js"
+import { int32, int64, str, strArray, uint32, uint32Array, uint64, uint64Number } from "./sql.js"
 
 /** Settings every read needs whatever the client defaults are: 64-bit values as JSON strings, end to end. */
 export const readSettings = {
@@ -37,8 +40,8 @@ const validBlockId = (id: BlockId): boolean => isInt32(id.workchain) && isInt64(
 // Membership in the completion marker for the masterchain seqnos of `inner` (a subquery returning UInt32).
 const doneAmong = (inner: string): string => `(SELECT mc_seqno FROM mc_blocks_done WHERE mc_seqno IN (${inner}))`
 
-const BLOCK_MC =
-  "SELECT mc_block_seqno FROM blocks WHERE workchain = {w:Int32} AND shard = {sh:Int64} AND seqno = {sq:UInt32}"
+const blockKey = (id: BlockId): string =>
+  `workchain = ${int32(id.workchain)} AND shard = ${int64(id.shard)} AND seqno = ${uint32(id.seqno)}`
 
 // Bounds the memo of done blocks: a few hundred bytes each, so about a megabyte at most.
 const DONE_BLOCKS_MEMO = 4096
@@ -47,37 +50,41 @@ export class ClickHouseTxStore implements TxStore {
   // A block of a done masterchain block never changes again (TxStore's invariant), so its header is remembered:
   // the v2 route asks for it on every page, and the page query then needs no `blocks` lookup of its own.
   private readonly doneBlocks = new Map<string, BlockRecord>()
+  private readonly clients: ReadonlyArray<{ readonly client: ClickHouseClient; inFlight: number }>
 
-  constructor(private readonly client: ClickHouseClient) {}
+  /** Several clients (connections to the same database) let statements of concurrent calls run side by side. */
+  constructor(clients: ClickHouseClient | ReadonlyArray<ClickHouseClient>) {
+    const list = Array.isArray(clients) ? clients : [clients as ClickHouseClient]
+    if (list.length === 0) throw new RangeError("ClickHouseTxStore needs at least one client")
+    this.clients = list.map((client) => ({ client, inFlight: 0 }))
+  }
 
   private rememberDone(key: string, block: BlockRecord): void {
     if (this.doneBlocks.size >= DONE_BLOCKS_MEMO) this.doneBlocks.delete(this.doneBlocks.keys().next().value!)
     this.doneBlocks.set(key, block)
   }
 
-  private async rows<T>(query: string, query_params: Record<string, unknown>): Promise<Array<T>> {
-    const rs = await this.client.query({
-      query,
-      query_params,
-      format: "JSONEachRow",
-      clickhouse_settings: readSettings
-    })
-    return rs.json<T>()
+  private async rows<T>(query: string): Promise<Array<T>> {
+    // the least busy connection; ties go to the first, so one client at a time is used while calls do not overlap
+    let pick = this.clients[0]!
+    for (const c of this.clients) if (c.inFlight < pick.inFlight) pick = c
+    pick.inFlight++
+    try {
+      const rs = await pick.client.query({ query, format: "JSONEachRow", clickhouse_settings: readSettings })
+      return await rs.json<T>()
+    } finally {
+      pick.inFlight--
+    }
   }
 
   async mcBlockDone(seqno: number): Promise<boolean> {
     if (!isUInt32(seqno)) return false
-    const [r] = await this.rows<{ n: string }>("SELECT count() AS n FROM mc_blocks_done WHERE mc_seqno = {s:UInt32}", {
-      s: seqno
-    })
+    const [r] = await this.rows<{ n: string }>(`SELECT count() AS n FROM mc_blocks_done WHERE mc_seqno = ${uint32(seqno)}`)
     return r !== undefined && r.n !== "0"
   }
 
   async lastDoneMcSeqno(): Promise<number | null> {
-    const [r] = await this.rows<{ m: number; n: string }>(
-      "SELECT max(mc_seqno) AS m, count() AS n FROM mc_blocks_done",
-      {}
-    )
+    const [r] = await this.rows<{ m: number; n: string }>("SELECT max(mc_seqno) AS m, count() AS n FROM mc_blocks_done")
     return r === undefined || r.n === "0" ? null : r.m
   }
 
@@ -87,12 +94,12 @@ export class ClickHouseTxStore implements TxStore {
   ): Promise<Array<TransactionRecord>> {
     if (!isUInt32(seqno) || !isUInt32(o.limit) || !Number.isSafeInteger(o.offset) || o.offset < 0) return []
     const dir = o.sort === "asc" ? "ASC" : "DESC"
+    const s = uint32(seqno)
     const txs = await this.rows<TransactionRow>(
       `SELECT * FROM transactions FINAL
-       WHERE mc_block_seqno = {s:UInt32} AND mc_block_seqno IN ${doneAmong("{s:UInt32}")}
+       WHERE mc_block_seqno = ${s} AND mc_block_seqno IN ${doneAmong(s)}
        ORDER BY lt ${dir}, account ASC
-       LIMIT {limit:UInt32} OFFSET {offset:UInt64}`,
-      { s: seqno, limit: o.limit, offset: o.offset }
+       LIMIT ${uint32(o.limit)} OFFSET ${uint64Number(o.offset)}`
     )
     return this.withMessages(txs)
   }
@@ -104,10 +111,9 @@ export class ClickHouseTxStore implements TxStore {
     if (known !== undefined) return known
     const [r] = await this.rows<BlockRow>(
       `SELECT * FROM blocks FINAL
-       WHERE workchain = {w:Int32} AND shard = {sh:Int64} AND seqno = {sq:UInt32}
-         AND mc_block_seqno IN ${doneAmong(BLOCK_MC)}
-       LIMIT 1`,
-      { w: id.workchain, sh: id.shard, sq: id.seqno }
+       WHERE ${blockKey(id)}
+         AND mc_block_seqno IN ${doneAmong(`SELECT mc_block_seqno FROM blocks WHERE ${blockKey(id)}`)}
+       LIMIT 1`
     )
     if (r === undefined) return null
     const block = assembleBlock(r)
@@ -125,46 +131,42 @@ export class ClickHouseTxStore implements TxStore {
     const block = await this.blockById(id)
     if (block === null) return []
     // Accounts of one block share the workchain prefix, so "wc:HEX" strings order exactly like the account ids.
-    const cursor = after === null ? "" : "AND (account, lt) > ({ca:String}, {cl:UInt64})"
+    const cursor =
+      after === null
+        ? ""
+        : `AND (account, lt) > (${str(`${id.workchain}:${after.account.toUpperCase()}`)}, ${uint64(after.lt)})`
     const txs = await this.rows<TransactionRow>(
       `SELECT * FROM transactions FINAL
-       WHERE mc_block_seqno = {m:UInt32}
-         AND block_workchain = {w:Int32} AND block_shard = {sh:Int64} AND block_seqno = {sq:UInt32}
+       WHERE mc_block_seqno = ${uint32(block.mc_block_seqno)}
+         AND block_workchain = ${int32(id.workchain)} AND block_shard = ${int64(id.shard)}
+         AND block_seqno = ${uint32(id.seqno)}
          ${cursor}
        ORDER BY account ASC, lt ASC
-       LIMIT {count:UInt32}`,
-      {
-        w: id.workchain,
-        sh: id.shard,
-        sq: id.seqno,
-        m: block.mc_block_seqno,
-        count,
-        ...(after === null ? {} : { ca: `${id.workchain}:${after.account.toUpperCase()}`, cl: after.lt })
-      }
+       LIMIT ${uint32(count)}`
     )
     return this.withMessages(txs)
   }
 
   async shardBlocksOfMc(seqno: number): Promise<Array<BlockRecord>> {
     if (!isUInt32(seqno)) return []
+    const s = uint32(seqno)
     const rows = await this.rows<BlockRow>(
       `SELECT * FROM blocks FINAL
        WHERE (workchain, shard, seqno) IN
-             (SELECT workchain, shard, seqno FROM mc_shard_blocks WHERE mc_seqno = {s:UInt32} AND committed)
-         AND mc_block_seqno = {s:UInt32} AND mc_block_seqno IN ${doneAmong("{s:UInt32}")}
-       ORDER BY workchain, shard, seqno`,
-      { s: seqno }
+             (SELECT workchain, shard, seqno FROM mc_shard_blocks WHERE mc_seqno = ${s} AND committed)
+         AND mc_block_seqno = ${s} AND mc_block_seqno IN ${doneAmong(s)}
+       ORDER BY workchain, shard, seqno`
     )
     return rows.map(assembleBlock)
   }
 
   async shardTops(seqno: number): Promise<Array<BlockIdExt>> {
     if (!isUInt32(seqno)) return []
+    const s = uint32(seqno)
     const rows = await this.rows<McShardBlockRow>(
       `SELECT * FROM mc_shard_blocks FINAL
-       WHERE mc_seqno = {s:UInt32} AND shard_top_index IS NOT NULL AND mc_seqno IN ${doneAmong("{s:UInt32}")}
-       ORDER BY shard_top_index`,
-      { s: seqno }
+       WHERE mc_seqno = ${s} AND shard_top_index IS NOT NULL AND mc_seqno IN ${doneAmong(s)}
+       ORDER BY shard_top_index`
     )
     return rows.map(assembleShardTop)
   }
@@ -173,8 +175,7 @@ export class ClickHouseTxStore implements TxStore {
     const out = new Map<string, AccountStateRecord>()
     if (hashes.length === 0) return out
     const rows = await this.rows<AccountStateRow>(
-      "SELECT * FROM account_states FINAL WHERE hash IN {h:Array(String)}",
-      { h: [...new Set(hashes)] }
+      `SELECT * FROM account_states FINAL WHERE hash IN ${strArray([...new Set(hashes)])}`
     )
     for (const r of rows) out.set(r.hash, assembleAccountState(r))
     return out
@@ -185,12 +186,12 @@ export class ClickHouseTxStore implements TxStore {
     const out = new Map<string, string | null>(accounts.map((a) => [a, null]))
     if (accounts.length === 0) return out
     // argMax over a tuple keeps a NULL code hash (an account that lost its code) instead of skipping it.
+    const a = strArray([...new Set(accounts)])
     const rows = await this.rows<{ account: string; code_hash: string | null }>(
       `SELECT account, argMax(tuple(code_hash), mc_seqno).1 AS code_hash FROM latest_account_code
-       WHERE account IN {a:Array(String)}
-         AND mc_seqno IN ${doneAmong("SELECT mc_seqno FROM latest_account_code WHERE account IN {a:Array(String)}")}
-       GROUP BY account`,
-      { a: [...new Set(accounts)] }
+       WHERE account IN ${a}
+         AND mc_seqno IN ${doneAmong(`SELECT mc_seqno FROM latest_account_code WHERE account IN ${a}`)}
+       GROUP BY account`
     )
     for (const r of rows) out.set(r.account, r.code_hash)
     return out
@@ -201,15 +202,14 @@ export class ClickHouseTxStore implements TxStore {
     if (txs.length === 0) return []
     const messages = await this.rows<MessageRow>(
       `SELECT * FROM messages FINAL
-       WHERE mc_block_seqno IN {m:Array(UInt32)} AND tx_hash IN {h:Array(String)}`,
-      { m: [...new Set(txs.map((t) => t.mc_block_seqno))], h: txs.map((t) => t.hash) }
+       WHERE mc_block_seqno IN ${uint32Array([...new Set(txs.map((t) => t.mc_block_seqno))])}
+         AND tx_hash IN ${strArray(txs.map((t) => t.hash))}`
     )
     const hashes = contentHashes(messages)
     const contents = new Map<string, string>()
     if (hashes.length > 0) {
       const rows = await this.rows<{ hash: string; boc: string }>(
-        "SELECT hash, any(boc) AS boc FROM message_contents WHERE hash IN {h:Array(String)} GROUP BY hash",
-        { h: hashes }
+        `SELECT hash, any(boc) AS boc FROM message_contents WHERE hash IN ${strArray(hashes)} GROUP BY hash`
       )
       for (const r of rows) contents.set(r.hash, r.boc)
     }

@@ -123,6 +123,34 @@ describe("TxStore over embedded ClickHouse", () => {
     )
   })
 
+  it("answers the same through several connections with calls overlapping", async () => {
+    // The same client three times: statements are spread over the list while earlier ones are in flight.
+    const pooled = new ClickHouseTxStore([client, client, client])
+    const answers = await Promise.all(
+      done.flatMap((b) => [
+        pooled.transactionsByMcSeqno(b.mc_seqno, { limit: 1000, offset: 0, sort: "asc" }),
+        ...b.shard_blocks.map((blk) => pooled.blockTransactions(blk.id, null, 1000)),
+        pooled.shardBlocksOfMc(b.mc_seqno)
+      ])
+    )
+    const expected = done.flatMap((b) => [
+      [...b.transactions].sort(byLtThenAccount("asc")),
+      ...b.shard_blocks.map((blk) =>
+        b.transactions.filter((t) => t.block.shard === blk.id.shard && t.block.seqno === blk.id.seqno)
+      ),
+      [b.mc_block, ...b.shard_blocks].sort(byBlockOrder)
+    ])
+    expect(answers).toStrictEqual(expected)
+    expect(() => new ClickHouseTxStore([])).toThrow(RangeError)
+  })
+
+  it("reads values that look like SQL as data only", async () => {
+    const tricky = ["x' OR 1=1 --", "0:'); DROP TABLE transactions; --", "\\'", "'"]
+    expect(await store.accountStates(tricky)).toEqual(new Map())
+    expect(await store.codeHashes(tricky)).toStrictEqual(new Map(tricky.map((a) => [a, null])))
+    expect(await count("SELECT count() AS n FROM transactions")).toBeGreaterThan(0)
+  })
+
   it("stays exactly-once when every row is inserted again", async () => {
     const before = await count("SELECT count() AS n FROM transactions")
     await insert(flattenBundles(done))
