@@ -96,6 +96,7 @@ const program = Effect.gen(function* () {
       batchRows: consumerCfg.batchRows,
       batchBytes: consumerCfg.batchBytes,
       batchMs: consumerCfg.batchMs,
+      sessionTimeoutMs: consumerCfg.sessionTimeoutMs,
       onStored: (r) => {
         storedTop = Math.max(storedTop, ...r.stored, ...r.alreadyDone)
         storedTxs += r.transactions
