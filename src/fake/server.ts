@@ -11,6 +11,7 @@ import { blockKey, FULL_SHARD } from "../source/shard.js"
 import type { ChainBlock, ChainData } from "./ChainData.js"
 import { type FaultPlan, type FaultRule, faultFor } from "./faults.js"
 import { type GenerateOptions, generateChain } from "./generate.js"
+import { installFastCellHash } from "../ton/fastHash.js"
 import { blockHeaderJson, blockIdJson, extra, rawTransactionJson } from "./render.js"
 
 export type ChainSpec = ChainData | { readonly kind: "fixtures" } | ({ readonly kind: "generated" } & GenerateOptions)
@@ -37,6 +38,11 @@ export interface FakeToncenterOptions {
   readonly reveal?: { readonly initial?: number; readonly everyMs?: number }
   /** Added to every answer. */
   readonly latencyMs?: number
+  /**
+   * Render every block's transactions before serving and keep them all (default: render on first request, keep the
+   * last 256 blocks). Benchmarks use it so that what they measure is the exporter, not the fake upstream's rendering.
+   */
+  readonly prerender?: boolean
 }
 
 export interface FakeToncenter {
@@ -112,6 +118,11 @@ export const startFakeToncenter = async (opts: FakeToncenterOptions): Promise<Fa
   const requests: Array<RequestLogEntry> = []
   const counters = new Map<string, number>()
   const rendered = new Map<string, ReadonlyArray<unknown>>()
+  // Rendering decodes every transaction with @ton/core; node:crypto hashing makes that several times cheaper.
+  installFastCellHash()
+  if (opts.prerender === true) {
+    for (const b of chain.blocks.values()) rendered.set(blockKey(b.record.id), b.txs.map(rawTransactionJson))
+  }
   let inFlight = 0
   let maxInFlight = 0
 
@@ -141,7 +152,7 @@ export const startFakeToncenter = async (opts: FakeToncenterOptions): Promise<Fa
     let r = rendered.get(k)
     if (r === undefined) {
       r = b.txs.map(rawTransactionJson)
-      if (rendered.size > 256) rendered.delete(rendered.keys().next().value as string)
+      if (opts.prerender !== true && rendered.size > 256) rendered.delete(rendered.keys().next().value as string)
       rendered.set(k, r)
     }
     return r
