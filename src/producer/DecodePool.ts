@@ -53,8 +53,10 @@ interface Job {
 
 /**
  * The worker's script. From compiled JavaScript it is decodeWorker.js. From TypeScript sources (tsx, vitest) our own
- * modules are bundled once per process into one ES module with esbuild (the compiler tsx itself runs; packages stay
- * external, so they load exactly as on the main thread), written under .cache/ where they resolve from the project.
+ * modules are bundled once per process into one ES module with esbuild (the compiler tsx itself runs), written under
+ * .cache/ where they resolve from the project. Packages are bundled too (tree-shaken: loading all of effect's modules
+ * cost a worker ~1 s of CPU at start), except @ton/*: fastHash.ts patches those packages' own modules, which the
+ * decoder must therefore load from node_modules like the patch does.
  * A thread that registered tsx's loader instead costs about twice the memory and several seconds to start.
  */
 const workerScript = (): Promise<URL> => (scriptMemo ??= findWorkerScript())
@@ -69,7 +71,7 @@ const findWorkerScript = async (): Promise<URL> => {
   const built = await esbuild.build({
     entryPoints: [entry],
     bundle: true,
-    packages: "external",
+    external: ["@ton/*"],
     platform: "node",
     format: "esm",
     target: "node20",
