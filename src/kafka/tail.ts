@@ -3,7 +3,7 @@
  * transaction committed. Invariant: bundles of aborted or still-open transactions are never reported, so a producer
  * resuming after the returned seqno neither skips nor repeats anything a subscriber can see.
  */
-import { Duration, Effect, Option } from "effect"
+import { Effect, Option } from "effect"
 import type { Kafka } from "kafkajs"
 import { STARTUP_DEADLINE_MS, withDeadline } from "./deadline.js"
 import { KafkaError } from "./errors.js"
@@ -28,12 +28,16 @@ const scan = (kafka: Kafka, topic: string, window: Window, maxBytes: number) =>
       allowAutoTopicCreation: false
     })
     let best: number | undefined
+    let reached = -1n
+    let joined = false
+    let batches = 0
     let finished = false
     let idle: NodeJS.Timeout | undefined
     const finish = (result: Option.Option<number> | KafkaError) => {
       if (finished) return
       finished = true
       if (idle) clearTimeout(idle)
+      clearTimeout(deadline)
       void consumer.disconnect().catch(() => undefined)
       if (result instanceof KafkaError) resume(Effect.fail(result))
       else resume(Effect.succeed(result))
@@ -45,7 +49,24 @@ const scan = (kafka: Kafka, topic: string, window: Window, maxBytes: number) =>
       idle = setTimeout(() => finish(Option.fromNullable(best)), ms)
     }
     const end = BigInt(window.end)
-    consumer.on(consumer.events.GROUP_JOIN, () => armIdle(1_500))
+    consumer.on(consumer.events.GROUP_JOIN, () => {
+      joined = true
+      armIdle(1_500)
+    })
+    // A group that never joins (coordinator still loading after a broker restart) or a read that never settles must
+    // not hold the caller forever; the error says how far the scan got.
+    const deadline = setTimeout(
+      () =>
+        finish(
+          new KafkaError({
+            reason: "consume",
+            message:
+              `reading the tail of ${topic}: no answer within ${STARTUP_DEADLINE_MS} ms ` +
+              `(group joined: ${joined ? "yes" : "no"}, batches: ${batches}, read up to offset ${reached} of ${window.start}..${window.end})`
+          })
+        ),
+      STARTUP_DEADLINE_MS
+    )
     consumer.on(consumer.events.CRASH, (e) => finish(KafkaError.from("consume", e.payload.error)))
     consumer
       .connect()
@@ -60,21 +81,26 @@ const scan = (kafka: Kafka, topic: string, window: Window, maxBytes: number) =>
               if (seqno !== undefined && (best === undefined || seqno > best)) best = seqno
               if (BigInt(m.offset) + 2n >= end) return finish(Option.fromNullable(best))
             }
-            armIdle(800)
+            // Aborted records and transaction markers are filtered out of `messages`, but the batch's last offset
+            // still tells how far the read got (firstOffset is null only when it held nothing at all): at the end of
+            // the window the answer is known. Otherwise keep waiting only while the read advances: a fetch that
+            // returns the same filtered records again must not keep the scan alive.
+            batches++
+            if (batch.firstOffset() !== null) {
+              const last = BigInt(batch.lastOffset())
+              if (last + 1n >= end) return finish(Option.fromNullable(best))
+              if (last > reached) {
+                reached = last
+                armIdle(800)
+              }
+            }
           }
         })
       )
       .then(() => consumer.seek({ topic, partition: 0, offset: window.start }))
       .catch((e: unknown) => finish(KafkaError.from("consume", e)))
     return Effect.sync(() => finish(Option.fromNullable(best)))
-  }).pipe(
-    // A group that never joins (coordinator still loading after a broker restart) must not hold the caller forever.
-    Effect.timeoutFail({
-      duration: Duration.millis(STARTUP_DEADLINE_MS),
-      onTimeout: () =>
-        new KafkaError({ reason: "consume", message: `reading the tail of ${topic}: no answer within ${STARTUP_DEADLINE_MS} ms` })
-    })
-  )
+  })
 
 /**
  * Highest mc seqno committed in `topic` (partition 0). Call it only after the transactional producer initialised
