@@ -22,7 +22,12 @@ import { join, resolve } from "node:path"
 import { buildApp } from "../src/api/app.js"
 import { addressBookAddresses, stateHashes } from "../src/api/assemble/v3.js"
 import type { TxStore } from "../src/api/TxStore.js"
-import { clickHouseSettings, makeClickHouseClient } from "../src/clickhouse/ClickHouse.js"
+import {
+  clickHouseSettings,
+  inDatabase,
+  makeClickHouseClient,
+  type ClientConnection
+} from "../src/clickhouse/ClickHouse.js"
 import { applyMigrations } from "../src/clickhouse/migrations.js"
 import { flattenBundles, INSERT_ORDER } from "../src/flatten/index.js"
 import { ClickHouseTxStore } from "../src/store/Store.js"
@@ -178,6 +183,33 @@ const storeTimings = async (store: TxStore, b: MasterchainBundle, raw?: ClickHou
   }
 }
 
+/** Samples this process's RSS until `stop`, which prints it as measured before and at peak. */
+const rssSampler = () => {
+  const baseRss = process.memoryUsage.rss()
+  let peakRss = baseRss
+  const timer = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 50)
+  const mib = (n: number) => `${(n / 1024 / 1024).toFixed(0)} MiB`
+  return {
+    stop: (before: string) => {
+      clearInterval(timer)
+      console.log(`serving process RSS: ${mib(baseRss)} ${before}, peak ${mib(peakRss)} under load`)
+    }
+  }
+}
+
+/** The API over `store` listening on 127.0.0.1, once with the rendered-answer cache off and once on (64 MiB). */
+const withEachCacheSetting = async (
+  store: TxStore,
+  use: (app: ReturnType<typeof buildApp>, base: string, cacheBytes: number) => Promise<void>
+) => {
+  for (const cacheBytes of [0, 64 * 1024 * 1024]) {
+    const app = buildApp({ store, config: { network: "mainnet", api: { keys: [], rateLimit: 0 }, cacheBytes } })
+    const base = await app.listen({ host: "127.0.0.1", port: 0 })
+    await use(app, base, cacheBytes)
+    await app.close()
+  }
+}
+
 const LOADGEN = join(import.meta.dirname, "lib/loadgen.ts")
 
 /** Load over many paths, from a child process (bench/lib/loadgen.ts). */
@@ -199,19 +231,8 @@ const loadPaths = (base: string, paths: ReadonlyArray<string>): Promise<Autocann
 /** Another read-only client on the process's chdb engine, bound to `database` the way ClickHouse.ts binds its own. */
 const extraChdbReader = (dataDir: string, database: string): ClickHouseClient => {
   const base = createChdbConnection({ path: resolve(dataDir) })
-  const prefix = `USE ${database}; `
-  const connection = {
-    query: (p: Parameters<typeof base.query>[0]) => base.query({ ...p, query: prefix + p.query }),
-    exec: (p: Parameters<typeof base.exec>[0]) => base.exec({ ...p, query: prefix + p.query }),
-    command: (p: Parameters<typeof base.command>[0]) => base.command({ ...p, query: prefix + p.query }),
-    insert: (p: Parameters<typeof base.insert>[0]) => base.insert({ ...p, query: prefix + p.query }),
-    ping: (p: Parameters<typeof base.ping>[0]) => base.ping(p),
-    close: () => base.close()
-  }
-  return createClient({
-    connection: connection as unknown as NonNullable<NonNullable<Parameters<typeof createClient>[0]>["connection"]>,
-    clickhouse_settings: clickHouseSettings
-  })
+  const connection = { ...inDatabase(base, database), close: () => base.close() }
+  return createClient({ connection: connection as unknown as ClientConnection, clickhouse_settings: clickHouseSettings })
 }
 
 /** Volume mode: an existing store of a whole generated chain, requests spread over many blocks. */
@@ -260,12 +281,8 @@ const volume = async (dataDir: string) => {
       `connections=${connections} read-connections=${1 + extraReaders.length} duration=${seconds}s ` +
       `node=${process.version} cpus=${availableParallelism()} load=${loadavg()[0]!.toFixed(1)}`
   )
-  const baseRss = process.memoryUsage.rss()
-  let peakRss = baseRss
-  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 50)
-  for (const cacheBytes of [0, 64 * 1024 * 1024]) {
-    const app = buildApp({ store, config: { network: "mainnet", api: { keys: [], rateLimit: 0 }, cacheBytes } })
-    const base = await app.listen({ host: "127.0.0.1", port: 0 })
+  const rss = rssSampler()
+  await withEachCacheSetting(store, async (app, base, cacheBytes) => {
     for (const [name, paths] of targets) {
       // Every sampled path must answer 200 before it is loaded: a benchmark of error pages measures nothing.
       const singles: Array<number> = []
@@ -288,11 +305,8 @@ const volume = async (dataDir: string) => {
           `done ${r.requests.total}  non-2xx ${r.non2xx}  errors ${r.errors}`
       )
     }
-    await app.close()
-  }
-  clearInterval(sampler)
-  const mib = (n: number) => `${(n / 1024 / 1024).toFixed(0)} MiB`
-  console.log(`serving process RSS: ${mib(baseRss)} before load, peak ${mib(peakRss)} under load`)
+  })
+  rss.stop("before load")
   for (const c of extraReaders) await c.close()
   await handle.client.close()
 }
@@ -327,12 +341,8 @@ const main = async () => {
       `connections=${connections} duration=${seconds}s node=${process.version} cpus=${availableParallelism()} ` +
       `load=${loadavg()[0]!.toFixed(1)}`
   )
-  const baseRss = process.memoryUsage.rss()
-  let peakRss = baseRss
-  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 50)
-  for (const cacheBytes of [0, 64 * 1024 * 1024]) {
-    const app = buildApp({ store, config: { network: "mainnet", api: { keys: [], rateLimit: 0 }, cacheBytes } })
-    const base = await app.listen({ host: "127.0.0.1", port: 0 })
+  const rss = rssSampler()
+  await withEachCacheSetting(store, async (app, base, cacheBytes) => {
     for (const [name, path] of targets) {
       const t0 = performance.now()
       const check = await app.inject(path)
@@ -347,11 +357,8 @@ const main = async () => {
           `done ${r.requests.total}  non-2xx ${r.non2xx}  errors ${r.errors}`
       )
     }
-    await app.close()
-  }
-  clearInterval(sampler)
-  const mib = (n: number) => `${(n / 1024 / 1024).toFixed(0)} MiB`
-  console.log(`serving process RSS: ${mib(baseRss)} before load (data loaded), peak ${mib(peakRss)} under load`)
+  })
+  rss.stop("before load (data loaded)")
   await close()
 }
 

@@ -137,24 +137,30 @@ const releaseEngine = async (shared: SharedEngine): Promise<void> => {
   }
 }
 
-type ChdbConnection = ReturnType<typeof createChdbConnection>
+export type ChdbConnection = ReturnType<typeof createChdbConnection>
 // chdb compiles against its own copy of @clickhouse/client-common; the shapes match, the declarations do not.
-type ClientConnection = NonNullable<NonNullable<Parameters<typeof createClient>[0]>["connection"]>
+export type ClientConnection = NonNullable<NonNullable<Parameters<typeof createClient>[0]>["connection"]>
+
+/** The statement methods of a chdb connection, each run in `database` by a `USE` prefix. */
+export const inDatabase = (base: ChdbConnection, database: string) => {
+  const prefix = `USE ${quoteIdent(database)}; `
+  return {
+    query: (p: Parameters<ChdbConnection["query"]>[0]) => base.query({ ...p, query: prefix + p.query }),
+    exec: (p: Parameters<ChdbConnection["exec"]>[0]) => base.exec({ ...p, query: prefix + p.query }),
+    command: (p: Parameters<ChdbConnection["command"]>[0]) => base.command({ ...p, query: prefix + p.query }),
+    insert: (p: Parameters<ChdbConnection["insert"]>[0]) => base.insert({ ...p, query: prefix + p.query }),
+    ping: (p: Parameters<ChdbConnection["ping"]>[0]) => base.ping(p)
+  }
+}
 
 /** A connection that runs every statement in `database` and releases the shared engine on close. */
 const boundConnection = (
   shared: SharedEngine,
   database: string
 ): { readonly connection: ClientConnection; readonly isClosed: () => boolean } => {
-  const base = shared.connection
-  const prefix = `USE ${quoteIdent(database)}; `
   let closed = false
   const bound = {
-    query: (p: Parameters<ChdbConnection["query"]>[0]) => base.query({ ...p, query: prefix + p.query }),
-    exec: (p: Parameters<ChdbConnection["exec"]>[0]) => base.exec({ ...p, query: prefix + p.query }),
-    command: (p: Parameters<ChdbConnection["command"]>[0]) => base.command({ ...p, query: prefix + p.query }),
-    insert: (p: Parameters<ChdbConnection["insert"]>[0]) => base.insert({ ...p, query: prefix + p.query }),
-    ping: (p: Parameters<ChdbConnection["ping"]>[0]) => base.ping(p),
+    ...inDatabase(shared.connection, database),
     close: async () => {
       if (closed) return
       closed = true
