@@ -73,7 +73,7 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 16)
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
 const FIXTURE = join(
   import.meta.dirname,
-  "../../shared/fixtures/blocks/mainnet__0_8000000000000000_40484438__tongo-block-3.boc"
+  "../test/fixtures/real/blocks/mainnet__0_8000000000000000_40484438__tongo-block-3.boc"
 )
 
 /** The 510-transaction shard block with a stand-in masterchain block committing it. */

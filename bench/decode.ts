@@ -16,7 +16,7 @@ import { renderV2Transaction } from "../src/ton/v2.js"
 import { renderV3Transaction } from "../src/ton/v3.js"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
-const dir = path.resolve(process.env.FIXTURES_DIR ?? path.join(here, "../../shared/fixtures"), "blocks")
+const dir = path.resolve(process.env.FIXTURES_DIR ?? path.join(here, "../test/fixtures/real"), "blocks")
 const runMs = Number(process.env.BENCH_RUN_MS ?? 1500)
 const runs = Number(process.env.BENCH_RUNS ?? 5)
 

@@ -1,5 +1,5 @@
 /**
- * Real transactions from ../shared/fixtures (block extractions and a recorded toncenter response), ready to be
+ * Real transactions from test/fixtures/real (block extractions and a recorded toncenter response), ready to be
  * re-homed into fake blocks. Invariant: each BOC is kept byte for byte as recorded and its hash is the root cell
  * hash of that BOC (checked on load), so the fake serves real upstream bytes.
  */
@@ -11,7 +11,7 @@ import type { ChainTx } from "./ChainData.js"
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 
-export const fixturesDir = (): string => process.env["TON_FIXTURES_DIR"] ?? path.resolve(repoRoot, "../shared/fixtures")
+export const fixturesDir = (): string => process.env["TON_FIXTURES_DIR"] ?? path.resolve(repoRoot, "test/fixtures/real")
 
 export interface FixtureGroup {
   /** File the transactions come from; one group per recorded block. */

@@ -1,5 +1,5 @@
 /**
- * The real transactions of the recorded blocks in the shared fixtures, as generator input: they open the generated
+ * The real transactions of the recorded blocks in test/fixtures/real, as generator input: they open the generated
  * stream, before any emulated transaction, so real BOCs flow through the same pipeline as generated ones.
  * Invariant: each real transaction is used once, with its BOC, hash, account, lt and now untouched, in lt order.
  */
@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url"
 import type { GenTx } from "./types.js"
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
-export const defaultFixturesDir = path.resolve(repoRoot, "../shared/fixtures")
+export const defaultFixturesDir = path.resolve(repoRoot, "test/fixtures/real")
 
 interface FixtureTx {
   readonly account: string
@@ -19,14 +19,17 @@ interface FixtureTx {
   readonly boc_b64: string
 }
 
-/** All transactions of `<dir>/blocks/*.txs.json`, sorted by lt; empty when the directory is absent. */
+/**
+ * All transactions of `<dir>/blocks/*.txs.json`, sorted by lt. A missing directory is an error, not an empty list:
+ * a chain generated without them would differ from the one its cache key names.
+ */
 export const loadFixtureTxs = (fixturesDir: string = defaultFixturesDir): Array<GenTx> => {
   const dir = path.join(fixturesDir, "blocks")
   let files: Array<string>
   try {
     files = readdirSync(dir).filter((f) => f.endsWith(".txs.json")).sort()
-  } catch {
-    return []
+  } catch (e) {
+    throw new Error(`real fixtures not found at ${dir} (${(e as Error).message}); pass fixturesDir: null to leave them out`)
   }
   const out: Array<GenTx> = []
   for (const f of files) {

@@ -21,13 +21,13 @@ import { decodeTransaction } from "../../src/ton/decode.js"
 import type { BlockIdExt, MasterchainBundle } from "../../src/ton/record.js"
 import { testClickHouse, type TestClickHouse } from "../support/integration.js"
 import { MemoryTxStore } from "../unit/api/memoryStore.js"
-import { SHARED_FIXTURES } from "../unit/api/records.js"
+import { REAL_FIXTURES } from "../unit/api/records.js"
 import { realBlockBundles } from "../unit/store/realBlocks.js"
 
 // no response cache: every request must reach the store under test
 const config: ApiAppConfig = { network: "mainnet", api: { keys: [], rateLimit: 0 }, cacheBytes: 0 }
 const clock = { nowMs: () => 1724745562699, random: () => 0.5335802192168009 }
-const shared = (rel: string): any => JSON.parse(fs.readFileSync(path.join(SHARED_FIXTURES, rel), "utf8"))
+const shared = (rel: string): any => JSON.parse(fs.readFileSync(path.join(REAL_FIXTURES, rel), "utf8"))
 
 const blockPiBundle = (): MasterchainBundle => {
   const fixture = shared("v2/blockpi-official-docs__v2_getBlockTransactionsExt__mc-39984096.json")

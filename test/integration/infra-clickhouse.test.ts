@@ -7,7 +7,7 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ClickHouseError, makeClickHouseClient } from "../../src/clickhouse/ClickHouse.js"
 import { applyMigrations, readMigrations, splitStatements } from "../../src/clickhouse/migrations.js"
-import { sharedFixturesDir, testClickHouse, type TestClickHouse } from "../support/integration.js"
+import { realFixturesDir, testClickHouse, type TestClickHouse } from "../support/integration.js"
 
 let ch: TestClickHouse
 beforeAll(async () => {
@@ -150,7 +150,7 @@ describe("JSON types toncenter uses", () => {
   it("round-trips a real masterchain block's v2 transaction ids exactly", async () => {
     const fixture = JSON.parse(
       readFileSync(
-        join(sharedFixturesDir, "v2/blockpi-official-docs__v2_getBlockTransactionsExt__mc-39984096.json"),
+        join(realFixturesDir, "v2/blockpi-official-docs__v2_getBlockTransactionsExt__mc-39984096.json"),
         "utf8"
       )
     ) as {

@@ -32,9 +32,9 @@ export const TEST_MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 const KAFKA_IMAGE = "confluentinc/cp-kafka:7.9.1" // Apache Kafka 3.9, the version of the local broker
 const CLICKHOUSE_IMAGE = "clickhouse/clickhouse-server:25.8"
 
-/** The repository root and the shared fixtures beside it (`../shared/fixtures`), wherever the clone lives. */
+/** The repository root and the real-data fixtures it carries (`test/fixtures/real`). */
 export { repoRoot }
-export const sharedFixturesDir = resolve(repoRoot, "../shared/fixtures")
+export const realFixturesDir = resolve(repoRoot, "test/fixtures/real")
 
 const dockerSocket = (): { socketPath: string } | { host: string; port: number } | undefined => {
   const env = process.env.DOCKER_HOST

@@ -12,7 +12,7 @@ import {
 import { applyMigrations } from "../../src/clickhouse/migrations.js"
 import type { TestInfra } from "./infra.js"
 
-export { repoRoot, sharedFixturesDir } from "./infra.js"
+export { repoRoot, realFixturesDir } from "./infra.js"
 
 const runId = randomBytes(3).toString("hex")
 

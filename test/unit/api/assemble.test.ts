@@ -13,7 +13,7 @@ import {
 } from "../../../src/api/assemble/v2.js"
 import { blocksOfMc, noAddressBook, parsePaging, parseSort, renderV3Block } from "../../../src/api/assemble/v3.js"
 import type { BlockRecord } from "../../../src/ton/record.js"
-import { SHARED_FIXTURES } from "./records.js"
+import { REAL_FIXTURES } from "./records.js"
 
 const message = (f: () => unknown): string => {
   try {
@@ -110,7 +110,7 @@ describe("v3 paging", () => {
 
 describe("v3 blocks", () => {
   const fixture = JSON.parse(
-    readFileSync(join(SHARED_FIXTURES, "v3/unknown-repo__v3_blocks_response_testnet__from-java-javadoc.json"), "utf8")
+    readFileSync(join(REAL_FIXTURES, "v3/unknown-repo__v3_blocks_response_testnet__from-java-javadoc.json"), "utf8")
   ) as { blocks: Array<Record<string, any>> }
 
   const fromV3 = (b: Record<string, any>): BlockRecord & Record<string, unknown> => {

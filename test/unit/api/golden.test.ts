@@ -18,10 +18,10 @@ import { decodeTransaction } from "../../../src/ton/decode.js"
 import type { AccountStateRecord, BlockIdExt, BlockRecord, TransactionRecord } from "../../../src/ton/record.js"
 import { expectGoldenBody, expectSameBytes } from "./goldenFile.js"
 import { MemoryTxStore } from "./memoryStore.js"
-import { SHARED_FIXTURES, blockFromSummary, readTxsJson, shardTopsFromSummary, txFromSummary } from "./records.js"
+import { REAL_FIXTURES, blockFromSummary, readTxsJson, shardTopsFromSummary, txFromSummary } from "./records.js"
 import { appFor, fixedClock } from "./world.js"
 
-const shared = (rel: string): any => JSON.parse(fs.readFileSync(path.join(SHARED_FIXTURES, rel), "utf8"))
+const shared = (rel: string): any => JSON.parse(fs.readFileSync(path.join(REAL_FIXTURES, rel), "utf8"))
 const decode = (boc: string, block: BlockIdExt, mc: number): TransactionRecord => {
   const r = decodeTransaction(boc, { block, mc_block_seqno: mc })
   if (Either.isLeft(r)) throw new Error(r.left.message)

@@ -1,5 +1,5 @@
 /**
- * Canonical records for API tests, built from the real block fixtures in ../shared/fixtures/blocks
+ * Canonical records for API tests, built from the real block fixtures in test/fixtures/real/blocks
  * (the `.txs.json` summaries: block header fields and, per transaction, account, lt, hash and BOC).
  * Invariant: transactions are decoded from their real BOCs; block header fields the summaries do not carry
  * (file hash, validator data) get fixed neutral values, so tests must not compare those with toncenter.
@@ -11,7 +11,7 @@ import { Either } from "effect"
 import { decodeTransaction } from "../../../src/ton/decode.js"
 import type { BlockIdExt, BlockRecord, TransactionRecord } from "../../../src/ton/record.js"
 
-export const SHARED_FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "../../../../shared/fixtures")
+export const REAL_FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "../../fixtures/real")
 
 interface TxsJson {
   readonly block: {
@@ -48,7 +48,7 @@ interface TxsJson {
 }
 
 export const readTxsJson = (name: string): TxsJson =>
-  JSON.parse(readFileSync(join(SHARED_FIXTURES, "blocks", `${name}.txs.json`), "utf8")) as TxsJson
+  JSON.parse(readFileSync(join(REAL_FIXTURES, "blocks", `${name}.txs.json`), "utf8")) as TxsJson
 
 const b64 = (hex: string): string => Buffer.from(hex, "hex").toString("base64")
 

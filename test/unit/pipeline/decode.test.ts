@@ -8,7 +8,7 @@ import { Either } from "effect"
 import { describe, expect, it } from "vitest"
 import { pipelineDecode } from "../../../src/producer/assemble.js"
 
-const fixtures = path.resolve(import.meta.dirname, "../../../../shared/fixtures")
+const fixtures = path.resolve(import.meta.dirname, "../../fixtures/real")
 const ctx = {
   block: { workchain: 0, shard: "-9223372036854775808", seqno: 1, root_hash: "A".repeat(43) + "=", file_hash: "A".repeat(43) + "=" },
   mc_block_seqno: 1

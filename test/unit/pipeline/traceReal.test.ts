@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { sharedFixturesDir } from "../../support/infra.js"
+import { realFixturesDir } from "../../support/infra.js"
 import { assignTraceIds } from "../../../src/trace/traceIds.js"
 import type { TransactionRecord } from "../../../src/ton/record.js"
 import { msg, tx } from "./records.js"
@@ -31,7 +31,7 @@ interface IndexerTrace {
 const load = (): ReadonlyArray<IndexerTrace> =>
   ["part1", "part2"].flatMap((p) =>
     JSON.parse(
-      readFileSync(join(sharedFixturesDir, "indexer-traces", `ton-indexer-tests-traces__decoded__${p}.json`), "utf8")
+      readFileSync(join(realFixturesDir, "indexer-traces", `ton-indexer-tests-traces__decoded__${p}.json`), "utf8")
     )
   )
 

@@ -1,4 +1,4 @@
-// The source's response schemas against recorded real toncenter v2 answers (../shared/fixtures/v2).
+// The source's response schemas against recorded real toncenter v2 answers (test/fixtures/real/v2).
 import { readFileSync } from "node:fs"
 import path from "node:path"
 import { Cell } from "@ton/core"

@@ -1,5 +1,5 @@
 /**
- * Real mainnet blocks from the shared fixtures, decoded by the project's own decoder into masterchain bundles (one
+ * Real mainnet blocks from the real fixtures, decoded by the project's own decoder into masterchain bundles (one
  * per block; a shard block gets a stand-in record of the masterchain block that commits it). Used to check the
  * storage layer on real transactions and to measure bytes on disk against raw BOC bytes.
  */

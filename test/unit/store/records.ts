@@ -16,7 +16,7 @@ import type {
   TxDescription
 } from "../../../src/ton/record.js"
 
-export const FIXTURES = resolve(import.meta.dirname, "../../../../shared/fixtures")
+export const FIXTURES = resolve(import.meta.dirname, "../../fixtures/real")
 
 /** A deterministic 44-character base64 hash for a label. */
 export const h = (label: string): string => createHash("sha256").update(label).digest("base64")

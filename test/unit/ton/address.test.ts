@@ -3,10 +3,10 @@ import { describe, expect, it } from "vitest"
 import { normalizeAddress, parseAddress, rawLower, toFriendly, toV2Friendly } from "../../../src/ton/address.js"
 import { goString } from "../../../src/ton/text.js"
 import { goJsonStringify } from "../../../src/ton/v3.js"
-import { readSharedJson } from "./support.js"
+import { readRealJson } from "./support.js"
 
 describe("address forms", () => {
-  const book: Record<string, { user_friendly: string }> = readSharedJson(
+  const book: Record<string, { user_friendly: string }> = readRealJson(
     "v3/ton-org-docs__cookbook-traces__v3_traces__mc-52372896.json"
   ).address_book
 

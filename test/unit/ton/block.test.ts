@@ -1,5 +1,5 @@
 /**
- * Every real block in ../shared/fixtures/blocks is extracted and every transaction decoded. The `.txs.json` files
+ * Every real block in test/fixtures/real/blocks is extracted and every transaction decoded. The `.txs.json` files
  * (derived with @ton/core by the fixtures' author) give the expected transaction list, header summary and per-tx
  * facts. Their `boc_b64` is byte-identical to ours except for trees with heavy subtrees (more than 63 cells counted
  * with repetition): there the author's serializer skipped the node's weight rule that moves such subtrees first,
@@ -16,12 +16,12 @@ import { decodeTransaction } from "../../../src/ton/decode.js"
 import type { BlockIdExt, TransactionRecord } from "../../../src/ton/record.js"
 import { renderV2Transaction } from "../../../src/ton/v2.js"
 import { renderV3Transaction } from "../../../src/ton/v3.js"
-import { listShared, ok, readSharedJson, SHARED } from "./support.js"
+import { listReal, ok, readRealJson, REAL } from "./support.js"
 
-const blockFiles = listShared("blocks").filter((f) => /\.(boc|hex\.txt|b64\.txt)$/.test(f))
+const blockFiles = listReal("blocks").filter((f) => /\.(boc|hex\.txt|b64\.txt)$/.test(f))
 
 const readBlock = (f: string): Uint8Array | string => {
-  const full = path.join(SHARED, "blocks", f)
+  const full = path.join(REAL, "blocks", f)
   if (f.endsWith(".boc")) return fs.readFileSync(full)
   const text = fs.readFileSync(full, "utf8").trim()
   return f.endsWith(".hex.txt") ? Buffer.from(text, "hex") : text
@@ -29,8 +29,8 @@ const readBlock = (f: string): Uint8Array | string => {
 
 const summaryOf = (f: string): any | null => {
   const name = f.replace(/\.(boc|hex\.txt|b64\.txt)$/, "").replace(/__no-txs$/, "")
-  const candidates = listShared("blocks").filter((x) => x === `${name}.txs.json`)
-  return candidates.length === 1 ? readSharedJson(`blocks/${candidates[0]}`) : null
+  const candidates = listReal("blocks").filter((x) => x === `${name}.txs.json`)
+  return candidates.length === 1 ? readRealJson(`blocks/${candidates[0]}`) : null
 }
 
 const hexToB64 = (hex: string) => Buffer.from(hex, "hex").toString("base64")

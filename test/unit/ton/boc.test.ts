@@ -1,7 +1,7 @@
 import { beginCell, Cell } from "@ton/core"
 import { describe, expect, it } from "vitest"
 import { crc32c, parseBoc, serializeBoc, serializeBocBase64 } from "../../../src/ton/boc.js"
-import { err, listShared, ok, readShared, readSharedJson, yamlResponseBodies } from "./support.js"
+import { err, listReal, ok, readReal, readRealJson, yamlResponseBodies } from "./support.js"
 
 const BLOCKPI = "v2/blockpi-official-docs__v2_getBlockTransactionsExt__mc-39984096.json"
 const REPLAY = "tx-bocs/tonutils-go__transaction_replay_regression__mainnet-2txs-with-shard-accounts.json"
@@ -19,18 +19,18 @@ const collectBocs = (value: unknown, where: string, out: Array<{ where: string; 
 /** BOCs as toncenter's servers (tonlib and the indexer, i.e. the node's serializer) returned them. */
 const toncenterBocs = (): Array<{ where: string; b64: string }> => {
   const out: Array<{ where: string; b64: string }> = []
-  for (const f of listShared("v2").filter((f) => f.endsWith(".json"))) collectBocs(readSharedJson(`v2/${f}`), f, out)
-  for (const f of listShared("v3").filter((f) => f.endsWith(".json") && !f.includes("rebuilt"))) {
-    collectBocs(readSharedJson(`v3/${f}`), f, out)
+  for (const f of listReal("v2").filter((f) => f.endsWith(".json"))) collectBocs(readRealJson(`v2/${f}`), f, out)
+  for (const f of listReal("v3").filter((f) => f.endsWith(".json") && !f.includes("rebuilt"))) {
+    collectBocs(readRealJson(`v3/${f}`), f, out)
   }
-  for (const f of listShared("v2/aiotx-vcr-cassettes__testnet-toncenter-v2")) {
-    for (const body of yamlResponseBodies(readShared(`v2/aiotx-vcr-cassettes__testnet-toncenter-v2/${f}`))) {
+  for (const f of listReal("v2/aiotx-vcr-cassettes__testnet-toncenter-v2")) {
+    for (const body of yamlResponseBodies(readReal(`v2/aiotx-vcr-cassettes__testnet-toncenter-v2/${f}`))) {
       if (body.startsWith("{")) collectBocs(JSON.parse(body), f, out)
     }
   }
   for (const part of [1, 2]) {
     const file = `indexer-traces/ton-indexer-tests-traces__decoded__part${part}.json`
-    collectBocs(readSharedJson(file), file, out)
+    collectBocs(readRealJson(file), file, out)
   }
   return out
 }
@@ -48,7 +48,7 @@ describe("serializeBoc reproduces the node's BagOfCells", () => {
   })
 
   it("matches node BOCs written without CRC (config and library trees of thousands of cells)", () => {
-    const j = readSharedJson(REPLAY)
+    const j = readRealJson(REPLAY)
     const { config } = j
     const node = [config.config_root_boc_base64, config.libraries_boc_base64[0], config.prev_blocks_stack_boc_base64]
     for (const b64 of node as Array<string>) {
@@ -62,7 +62,7 @@ describe("serializeBoc reproduces the node's BagOfCells", () => {
   })
 
   it("differs from @ton/core's own toBoc on multi-cell trees (the reason this serializer exists)", () => {
-    const b64 = readSharedJson(BLOCKPI).result.transactions[1].data
+    const b64 = readRealJson(BLOCKPI).result.transactions[1].data
     const cell = ok(parseBoc(b64))
     expect(cell.toBoc({ idx: false, crc32: true }).toString("base64")).not.toBe(b64)
     expect(serializeBocBase64(cell)).toBe(b64)
@@ -90,7 +90,7 @@ describe("serializeBoc reproduces the node's BagOfCells", () => {
 })
 
 describe("parseBoc classifies bad input", () => {
-  const good = readSharedJson(BLOCKPI).result.transactions[0].data as string
+  const good = readRealJson(BLOCKPI).result.transactions[0].data as string
 
   it("rejects non-base64 with the offending character position", () => {
     const e = err(parseBoc("te6cck!!notbase64"))

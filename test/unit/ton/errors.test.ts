@@ -20,12 +20,12 @@ import { renderV2Transaction } from "../../../src/ton/v2.js"
 import { renderV3Transaction } from "../../../src/ton/v3.js"
 import { decodeTransaction } from "../../../src/ton/decode.js"
 import type { BlockIdExt } from "../../../src/ton/record.js"
-import { err, ok, readSharedJson, SHARED } from "./support.js"
+import { err, ok, readRealJson, REAL } from "./support.js"
 
 const block: BlockIdExt = { workchain: 0, shard: "-9223372036854775808", seqno: 1, root_hash: "", file_hash: "" }
 const ctx = { block, mc_block_seqno: 1 }
 const BLOCKPI = "v2/blockpi-official-docs__v2_getBlockTransactionsExt__mc-39984096.json"
-const blockpi = readSharedJson(BLOCKPI).result.transactions
+const blockpi = readRealJson(BLOCKPI).result.transactions
 
 describe("decodeTransaction on bad input", () => {
   it("not base64", () => {
@@ -42,7 +42,7 @@ describe("decodeTransaction on bad input", () => {
   })
 
   it("a valid BOC that is not a transaction (a message body), with its hash", () => {
-    const body = readSharedJson("v3/ton-org-docs__cookbook-traces__v3_traces__mc-52372896.json").traces[0].transactions[
+    const body = readRealJson("v3/ton-org-docs__cookbook-traces__v3_traces__mc-52372896.json").traces[0].transactions[
       "JKLx78g5+AGy2rTB6htpE8HTCVHNs5EPP6dMbmuv5Sw="
     ].in_msg.message_content
     const e = err(decodeTransaction(body.body, ctx))
@@ -58,7 +58,7 @@ describe("decodeTransaction on bad input", () => {
   })
 
   it("exotic cells (Merkle proofs) in a message body: rejected with the transaction hash and the cell path", () => {
-    const f = readSharedJson("tx-bocs/ton-core__tx_with_merkle_body__testnet.json")
+    const f = readRealJson("tx-bocs/ton-core__tx_with_merkle_body__testnet.json")
     const b64 = Buffer.from(f.boc, "hex").toString("base64")
     const e = err(decodeTransaction(b64, ctx))
     expect(e.reason).toBe("exotic_cell")
@@ -68,7 +68,7 @@ describe("decodeTransaction on bad input", () => {
   })
 
   it("exotic bodies are decoded on request, their cells kept as they are", () => {
-    const f = readSharedJson("tx-bocs/ton-core__tx_with_merkle_body__testnet.json")
+    const f = readRealJson("tx-bocs/ton-core__tx_with_merkle_body__testnet.json")
     const rec = ok(decodeTransaction(Buffer.from(f.boc, "hex").toString("base64"), ctx, { exoticBodies: "keep" }))
     expect(Buffer.from(rec.hash, "base64").toString("hex")).toBe(f.hash)
     const body = ok(parseBoc(rec.in_msg!.body.boc))
@@ -111,7 +111,7 @@ describe("decodeTransaction on bad input", () => {
 describe("descriptions @ton/core does not know", () => {
   it("an ordinary transaction skipped with cskip_suspended$110 decodes with reason suspended", () => {
     // A real no_gas skip from a fixture block, its description rewritten with the suspended reason.
-    const file = path.join(SHARED, "blocks/mainnet__0_8000000000000000_40484416__tongo-block-2.boc")
+    const file = path.join(REAL, "blocks/mainnet__0_8000000000000000_40484416__tongo-block-2.boc")
     const block = ok(extractBlock(fs.readFileSync(file)))
     const source = block.transactions.find((t) => {
       const d = ok(decodeTransaction(t.boc, ctx)).description

@@ -19,7 +19,7 @@ import {
   LIBRARY_ORIGINAL,
   replaceableFunctions
 } from "../../../src/ton/fastHash.js"
-import { listShared, readSharedJson, SHARED } from "./support.js"
+import { listReal, readRealJson, REAL } from "./support.js"
 
 const require = createRequire(import.meta.url)
 installFastCellHash()
@@ -45,9 +45,9 @@ const withLibrary = <A>(f: () => A): A => {
   }
 }
 
-const blockFiles = listShared("blocks").filter((f) => /\.(boc|hex\.txt|b64\.txt)$/.test(f))
+const blockFiles = listReal("blocks").filter((f) => /\.(boc|hex\.txt|b64\.txt)$/.test(f))
 const blockBytes = (f: string): Buffer => {
-  const full = path.join(SHARED, "blocks", f)
+  const full = path.join(REAL, "blocks", f)
   if (f.endsWith(".boc")) return fs.readFileSync(full)
   const text = fs.readFileSync(full, "utf8").trim()
   return Buffer.from(text, f.endsWith(".hex.txt") ? "hex" : "base64")
@@ -62,12 +62,12 @@ const collectBocs = (value: unknown, out: Array<string>): Array<string> => {
   return out
 }
 
-/** Every BOC of the shared fixtures: whole blocks, and the BOC strings of the block, v2, v3 and tx-bocs JSON files. */
+/** Every BOC of the real fixtures: whole blocks, and the BOC strings of the block, v2, v3 and tx-bocs JSON files. */
 const corpus = (): Array<{ where: string; bytes: Buffer }> => {
   const out: Array<{ where: string; bytes: Buffer }> = blockFiles.map((f) => ({ where: f, bytes: blockBytes(f) }))
   for (const dir of ["blocks", "v2", "v3", "tx-bocs"]) {
-    for (const f of listShared(dir).filter((x) => x.endsWith(".json"))) {
-      collectBocs(readSharedJson(`${dir}/${f}`), []).forEach((b64, i) =>
+    for (const f of listReal(dir).filter((x) => x.endsWith(".json"))) {
+      collectBocs(readRealJson(`${dir}/${f}`), []).forEach((b64, i) =>
         out.push({ where: `${dir}/${f}#${i}`, bytes: Buffer.from(b64, "base64") })
       )
     }
@@ -212,7 +212,7 @@ describe("isBase64", () => {
   })
 
   it("accepts real BOCs in both alphabets and refuses them with a stray character", () => {
-    for (const b64 of collectBocs(readSharedJson(`v3/${listShared("v3").find((f) => f.includes("traces"))}`), [])) {
+    for (const b64 of collectBocs(readRealJson(`v3/${listReal("v3").find((f) => f.includes("traces"))}`), [])) {
       const url = b64.replace(/\+/g, "-").replace(/\//g, "_")
       expect([isBase64(b64), isBase64(url), isBase64(`${b64.slice(0, 8)}!${b64.slice(9)}`)]).toEqual([
         true,

@@ -10,12 +10,12 @@ import { expect } from "vitest"
 import type { DecodeError } from "../../../src/ton/errors.js"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
-export const SHARED = path.resolve(here, "../../../../shared/fixtures")
+export const REAL = path.resolve(here, "../../fixtures/real")
 export const GOLDEN = path.resolve(here, "../../fixtures/ton/golden")
 
-export const readShared = (rel: string): string => fs.readFileSync(path.join(SHARED, rel), "utf8")
-export const readSharedJson = <T = any>(rel: string): T => JSON.parse(readShared(rel)) as T
-export const listShared = (rel: string): Array<string> => fs.readdirSync(path.join(SHARED, rel)).sort()
+export const readReal = (rel: string): string => fs.readFileSync(path.join(REAL, rel), "utf8")
+export const readRealJson = <T = any>(rel: string): T => JSON.parse(readReal(rel)) as T
+export const listReal = (rel: string): Array<string> => fs.readdirSync(path.join(REAL, rel)).sort()
 
 export const ok = <A>(e: Either.Either<A, DecodeError>): A => {
   if (Either.isLeft(e)) throw new Error(`unexpected DecodeError ${e.left.reason}: ${e.left.message}`)

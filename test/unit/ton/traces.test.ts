@@ -6,10 +6,10 @@ import { describe, expect, it } from "vitest"
 import { parseBoc, serializeBocBase64 } from "../../../src/ton/boc.js"
 import { bodyOpcode } from "../../../src/ton/decode.js"
 import { opcodeHex } from "../../../src/ton/v3.js"
-import { ok, readSharedJson } from "./support.js"
+import { ok, readRealJson } from "./support.js"
 
 const messages = [1, 2].flatMap((p) =>
-  (readSharedJson(`indexer-traces/ton-indexer-tests-traces__decoded__part${p}.json`) as Array<any>).flatMap((t) =>
+  (readRealJson(`indexer-traces/ton-indexer-tests-traces__decoded__part${p}.json`) as Array<any>).flatMap((t) =>
     t.transactions.flatMap((tx: any) => tx.messages as Array<any>)
   )
 )

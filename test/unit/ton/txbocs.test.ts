@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest"
 import { parseBoc, serializeBocBase64 } from "../../../src/ton/boc.js"
 import { decodeTransaction } from "../../../src/ton/decode.js"
 import type { BlockIdExt } from "../../../src/ton/record.js"
-import { listShared, ok, readSharedJson } from "./support.js"
+import { listReal, ok, readRealJson } from "./support.js"
 
 const blockFor = (workchain: number): BlockIdExt => ({
   workchain,
@@ -22,7 +22,7 @@ const hexHash = (b64: string) => Buffer.from(b64, "base64").toString("hex")
 
 describe("BOC vectors with hashes stated by their sources", () => {
   const file = "tx-bocs/boc-vectors__tx-and-message-bocs-with-verified-hashes.json"
-  const vectors = (readSharedJson(file).vectors as Array<any>).filter((v) => v.kind === "transaction")
+  const vectors = (readRealJson(file).vectors as Array<any>).filter((v) => v.kind === "transaction")
 
   it("decodes every transaction vector to the stated hash", () => {
     expect(vectors.length).toBeGreaterThanOrEqual(9)
@@ -36,7 +36,7 @@ describe("BOC vectors with hashes stated by their sources", () => {
 
 describe("tonutils-go replay data (mainnet)", () => {
   const file = "tx-bocs/tonutils-go__transaction_replay_regression__mainnet-2txs-with-shard-accounts.json"
-  const data = readSharedJson(file)
+  const data = readRealJson(file)
 
   for (const acc of data.accounts as Array<any>) {
     it(`account state hashes of ${acc.address} equal the Account cells before and after`, () => {
@@ -58,9 +58,9 @@ describe("tonutils-go replay data (mainnet)", () => {
 })
 
 describe("zeta-chain testnet transactions", () => {
-  const files = listShared("tx-bocs/zeta-chain-node__testnet")
+  const files = listReal("tx-bocs/zeta-chain-node__testnet")
   const load = (f: string) => {
-    const j = readSharedJson(`tx-bocs/zeta-chain-node__testnet/${f}`)
+    const j = readRealJson(`tx-bocs/zeta-chain-node__testnet/${f}`)
     const rec = ok(decodeTransaction(Buffer.from(j.boc, "hex").toString("base64"), ctxFor(j.account)))
     return { j, rec }
   }

@@ -1,5 +1,5 @@
 /**
- * v2 golden tests: every real `raw.transaction` with its BOC in ../shared/fixtures/v2 is decoded and rendered, and
+ * v2 golden tests: every real `raw.transaction` with its BOC in test/fixtures/real/v2 is decoded and rendered, and
  * compared with what toncenter returned. Differences by server generation, and how each fixture is treated:
  *
  * | fixture | method / generation | treatment |
@@ -24,7 +24,7 @@ import { Address } from "@ton/core"
 import { decodeTransaction } from "../../../src/ton/decode.js"
 import type { BlockIdExt, TransactionRecord } from "../../../src/ton/record.js"
 import { renderV2BlockTransactionsExt, renderV2Transaction, v2Fees } from "../../../src/ton/v2.js"
-import { expectGolden, ok, readShared, readSharedJson, yamlResponseBodies } from "./support.js"
+import { expectGolden, ok, readReal, readRealJson, yamlResponseBodies } from "./support.js"
 
 const blockOf = (friendly: string): BlockIdExt => ({
   workchain: Address.parse(friendly).workChain,
@@ -91,7 +91,7 @@ const compare = (expectedRaw: any, keyOrder: "exact" | "sorted") => {
 }
 
 describe("v2 getBlockTransactionsExt: BlockPI mc 39984096 (Python ton-http-api)", () => {
-  const fixture = readSharedJson("v2/blockpi-official-docs__v2_getBlockTransactionsExt__mc-39984096.json")
+  const fixture = readRealJson("v2/blockpi-official-docs__v2_getBlockTransactionsExt__mc-39984096.json")
   const r = fixture.result
   const { workchain, shard, seqno, root_hash, file_hash } = r.id
   const id: BlockIdExt = { workchain, shard, seqno, root_hash, file_hash }
@@ -112,7 +112,7 @@ describe("v2 getBlockTransactionsExt: BlockPI mc 39984096 (Python ton-http-api)"
         delete m.extra_currencies
       }
     }
-    const original = readShared("v2/blockpi-official-docs__v2_getBlockTransactionsExt__mc-39984096.json").trimEnd()
+    const original = readReal("v2/blockpi-official-docs__v2_getBlockTransactionsExt__mc-39984096.json").trimEnd()
     expect(JSON.stringify({ ok: true, result: generation }, null, 2)).toBe(original)
   })
 
@@ -140,7 +140,7 @@ describe("v2 getBlockTransactionsExt: BlockPI mc 39984096 (Python ton-http-api)"
 
 describe("v2 raw.transaction pairs from other methods (converted to the Ext shape)", () => {
   it("BlockPI getTransactions (truncated by its author): hash and lt", () => {
-    const text = readShared(
+    const text = readReal(
       "v2/blockpi-official-docs__v2_getTransactions__mainnet_lt-48756545000001__" +
         "TRUNCATED-by-author__boc-and-hash-only.txt"
     )
@@ -152,7 +152,7 @@ describe("v2 raw.transaction pairs from other methods (converted to the Ext shap
   })
 
   it("getblock-docs getTransactions (Jun 2023, keys sorted by the author)", () => {
-    const f = readSharedJson("v2/getblock-docs__v2_getTransactions__mainnet_lt-38656162000001__with-boc.json")
+    const f = readRealJson("v2/getblock-docs__v2_getTransactions__mainnet_lt-38656162000001__with-boc.json")
     expect(f.result.length).toBeGreaterThan(0)
     for (const t of f.result) compare(t, "sorted")
     const rendered = f.result.map((t: any) => renderV2Transaction(decodeV2(t)))
@@ -161,12 +161,12 @@ describe("v2 raw.transaction pairs from other methods (converted to the Ext shap
 
   it("getblock-docs tryLocateTx and tryLocateResultTx", () => {
     for (const name of ["tryLocateTx__mainnet_lt-38633831000015", "tryLocateResultTx__mainnet_lt-38633831000015"]) {
-      compare(readSharedJson(`v2/getblock-docs__v2_${name}__with-boc.json`).result, "sorted")
+      compare(readRealJson(`v2/getblock-docs__v2_${name}__with-boc.json`).result, "sorted")
     }
   })
 
   it("getblock-docs tryLocateSourceTx: everything but the out message its author removed", () => {
-    const t = readSharedJson("v2/getblock-docs__v2_tryLocateSourceTx__mainnet_lt-38633831000012__with-boc.json").result
+    const t = readRealJson("v2/getblock-docs__v2_tryLocateSourceTx__mainnet_lt-38633831000012__with-boc.json").result
     const ours = renderV2Transaction(decodeV2(t))
     expect(ours.out_msgs.length).toBe(2)
     expect(t.out_msgs.length).toBe(1)
@@ -179,13 +179,13 @@ describe("v2 raw.transaction pairs from other methods (converted to the Ext shap
 
   it("drpc-nextra tryLocateResultTx (Nov 2024, text comment in-message)", () => {
     const file = "v2/drpc-nextra__v2_tryLocateResultTx__mainnet_lt-47597573000003__with-boc__MISSING-opening-brace.txt"
-    const t = JSON.parse("{" + readShared(file)).result
+    const t = JSON.parse("{" + readReal(file)).result
     const ours = compare(t, "exact")
     expect(ours.in_msg.msg_data["@type"]).toBe("msg.dataText")
   })
 
   it("padton testnet transaction given as a JS object literal", () => {
-    const literal = readShared(
+    const literal = readReal(
       "v2/padton-ton-backend-example__v2_raw.transaction__lt-22838801000001__with-boc__JS-object-literal.txt"
     )
     const body = literal.slice(literal.indexOf("{"), literal.lastIndexOf("}") + 1)
@@ -200,19 +200,19 @@ describe("v2 raw.transaction pairs from other methods (converted to the Ext shap
   it("typegoose testnet text comment", () => {
     const file =
       "v2/unknown-repo-typegoose-model__v2_raw.transaction__testnet_lt-19565387000004__with-boc__text-comment.json"
-    const ours = compare(readSharedJson(file), "exact")
+    const ours = compare(readRealJson(file), "exact")
     expect(ours.in_msg.msg_data).toEqual({ "@type": "msg.dataText", text: "aHR0cHM6Ly90Lm1lL3Rlc3RnaXZlcl90b25fYm90" })
   })
 
   it("aiotx cassettes: every recorded testnet getTransactions transaction", () => {
-    const bodies = yamlResponseBodies(readShared("v2/aiotx-vcr-cassettes__testnet-toncenter-v2/get_transactions.yaml"))
+    const bodies = yamlResponseBodies(readReal("v2/aiotx-vcr-cassettes__testnet-toncenter-v2/get_transactions.yaml"))
     const txs = bodies.flatMap((b) => JSON.parse(b).result).filter((t: any) => t && t.data)
     expect(txs.length).toBeGreaterThan(0)
     for (const t of txs) compare(t, "exact")
   })
 
   it("fee = total fees + forward fees of internal out messages; other_fee = fee - storage_fee", () => {
-    const t = readSharedJson("v2/getblock-docs__v2_tryLocateSourceTx__mainnet_lt-38633831000012__with-boc.json").result
+    const t = readRealJson("v2/getblock-docs__v2_tryLocateSourceTx__mainnet_lt-38633831000012__with-boc.json").result
     const rec = decodeV2(t)
     const fwd = rec.out_msgs.reduce((s, m) => s + BigInt(m.fwd_fee ?? "0"), 0n)
     expect(v2Fees(rec).fee).toBe((BigInt(rec.total_fees) + fwd).toString())

@@ -14,11 +14,11 @@ import { extractBlock } from "../../../src/ton/block.js"
 import { decodeTransaction } from "../../../src/ton/decode.js"
 import type { AccountStateRecord, BlockIdExt, TransactionRecord } from "../../../src/ton/record.js"
 import { renderAddressBook, renderV3Message, renderV3Transaction, shardHex } from "../../../src/ton/v3.js"
-import { expectGolden, ok, readSharedJson, SHARED } from "./support.js"
+import { expectGolden, ok, readRealJson, REAL } from "./support.js"
 
 const TRACES = "ton-org-docs__cookbook-traces__v3_traces__mc-52372896.json"
-const traces = readSharedJson(`v3/${TRACES}`)
-const rebuilt = readSharedJson("v3/v3-transactions-with-rebuilt-bocs.json").items as Array<any>
+const traces = readRealJson(`v3/${TRACES}`)
+const rebuilt = readRealJson("v3/v3-transactions-with-rebuilt-bocs.json").items as Array<any>
 const expectedTxs: Record<string, any> = traces.traces[0].transactions
 const order: Array<string> = traces.traces[0].transactions_order
 
@@ -99,7 +99,7 @@ describe("v3 Transaction: ton-org/docs traces fixture (mc 52372896)", () => {
 
 describe("v3 rendering rules checked on the Axelar testnet sample (no verified BOC)", () => {
   const file = "v3/axelar-amplifier__v3_transactions__testnet_lt-36582626000003__ext-out-msg.json"
-  const axelar = readSharedJson(file).transactions[0]
+  const axelar = readRealJson(file).transactions[0]
 
   it("prints the shard of block_ref as upper-case hex without padding", () => {
     expect(shardHex(blockOf(axelar.block_ref).shard)).toBe(axelar.block_ref.shard)
@@ -108,7 +108,7 @@ describe("v3 rendering rules checked on the Axelar testnet sample (no verified B
   })
 
   it("an external-out message decoded from a real block has the sample's keys and the same nulls", () => {
-    const file = path.join(SHARED, "blocks/mainnet__0_a000000000000000_54302208__tongo-block-6.boc")
+    const file = path.join(REAL, "blocks/mainnet__0_a000000000000000_54302208__tongo-block-6.boc")
     const block = ok(extractBlock(fs.readFileSync(file)))
     const { shard, seqno, root_hash } = block.header
     const id: BlockIdExt = { workchain: 0, shard, seqno, root_hash, file_hash: "" }
