@@ -13,7 +13,7 @@ import path from "node:path"
 import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
 
-import { outputKey, type Manifest } from "../src/gen/generate.js"
+import { outputKey, type Manifest } from "../tools/gen/generate.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 

@@ -18,7 +18,7 @@ import {
   ToncenterConfig
 } from "../src/config.js"
 import { runConsumer } from "../src/consumer/BundleConsumer.js"
-import { startFakeToncenter } from "../src/fake/server.js"
+import { startFakeToncenter } from "../tools/fake/server.js"
 import { KafkaBrokers } from "../src/infra/KafkaBrokers.js"
 import { runMain } from "../src/infra/runMain.js"
 import { KafkaClient, optionsFromSettings } from "../src/kafka/KafkaClient.js"

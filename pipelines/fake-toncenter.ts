@@ -5,10 +5,10 @@
  */
 import { NodeRuntime } from "@effect/platform-node"
 import { Config, Effect } from "effect"
-import { chainStats } from "../src/fake/ChainData.js"
-import { parseFaultPlan } from "../src/fake/faults.js"
-import { startFakeToncenter } from "../src/fake/server.js"
-import { loadGeneratedChain } from "../src/gen/chain.js"
+import { chainStats } from "../tools/fake/ChainData.js"
+import { parseFaultPlan } from "../tools/fake/faults.js"
+import { startFakeToncenter } from "../tools/fake/server.js"
+import { loadGeneratedChain } from "../tools/gen/chain.js"
 
 const FakeConfig = Config.all({
   port: Config.integer("FAKE_TONCENTER_PORT").pipe(Config.withDefault(8081)),

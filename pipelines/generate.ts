@@ -4,7 +4,7 @@
  * existing output for the same options is reused (delete `.cache/gen` to start over).
  */
 import { parseArgs } from "node:util"
-import { generate } from "../src/gen/generate.js"
+import { generate } from "../tools/gen/generate.js"
 
 const { values } = parseArgs({
   options: {

@@ -6,7 +6,7 @@
  */
 import { type ConfigError, Context, Effect, Layer } from "effect"
 import { ToncenterConfig } from "../config.js"
-import { startFakeToncenter } from "../fake/server.js"
+import { startFakeToncenter } from "../../tools/fake/server.js"
 import { makeToncenterUpstream } from "./Toncenter.js"
 import type { ToncenterOptions, UpstreamService } from "./types.js"
 

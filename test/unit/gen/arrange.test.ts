@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest"
-import { Arranger } from "../../../src/gen/arrange.js"
-import { Rng } from "../../../src/gen/rng.js"
-import type { GenBundle, GenTx } from "../../../src/gen/types.js"
+import { Arranger } from "../../../tools/gen/arrange.js"
+import { Rng } from "../../../tools/gen/rng.js"
+import type { GenBundle, GenTx } from "../../../tools/gen/types.js"
 import { blockKey, compareBlockIds } from "../../../src/source/shard.js"
 
 // A synthetic lt-ordered stream: arrangement does not look inside BOCs, so placeholders keep this test fast.

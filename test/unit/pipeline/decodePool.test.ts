@@ -3,7 +3,7 @@
 // to several; and a worker that dies fails its request and every later one instead of leaving them waiting.
 import { Effect, Either } from "effect"
 import { describe, expect, it } from "vitest"
-import { generateChain } from "../../../src/fake/generate.js"
+import { generateChain } from "../../../tools/fake/generate.js"
 import { assembleBundle, pipelineDecode, prepare, type Prepared } from "../../../src/producer/assemble.js"
 import { DecodePoolError, makeDecodePool, type DecodePoolOptions } from "../../../src/producer/DecodePool.js"
 import type { RawMasterchainBundle } from "../../../src/source/Upstream.js"

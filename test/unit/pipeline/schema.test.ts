@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { fixturesChain } from "../../../src/fake/server.js"
+import { fixturesChain } from "../../../tools/fake/server.js"
 import { assembleBundle, blockDeadLetter } from "../../../src/producer/assemble.js"
 import { decodeTransaction } from "../../../src/ton/decode.js"
 import { repoRoot } from "../../../src/infra/kafkaBroker.js"

@@ -1,7 +1,7 @@
 import { Cell } from "@ton/core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { chainStats, expectedBundle } from "../../../src/fake/ChainData.js"
-import { type FakeToncenter, startFakeToncenter } from "../../../src/fake/server.js"
+import { chainStats, expectedBundle } from "../../../tools/fake/ChainData.js"
+import { type FakeToncenter, startFakeToncenter } from "../../../tools/fake/server.js"
 import { bundles } from "./support.js"
 
 describe("bundle assembly against a generated chain with splits and merges", { timeout: 180_000 }, () => {

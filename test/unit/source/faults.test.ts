@@ -1,8 +1,8 @@
 import { Effect, Either } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { expectedBundle } from "../../../src/fake/ChainData.js"
-import type { FaultPlan } from "../../../src/fake/faults.js"
-import { type FakeToncenter, startFakeToncenter } from "../../../src/fake/server.js"
+import { expectedBundle } from "../../../tools/fake/ChainData.js"
+import type { FaultPlan } from "../../../tools/fake/faults.js"
+import { type FakeToncenter, startFakeToncenter } from "../../../tools/fake/server.js"
 import { bundles, run, upstream } from "./support.js"
 
 const fast = { rps: 0, retries: 12, retryBaseMs: 2, retryMaxMs: 20, timeoutMs: 400 }

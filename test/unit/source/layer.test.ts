@@ -1,7 +1,7 @@
 import { ConfigProvider, Effect, Layer } from "effect"
 import { describe, expect, it } from "vitest"
-import { expectedBundle } from "../../../src/fake/ChainData.js"
-import { fixturesChain, startFakeToncenter } from "../../../src/fake/server.js"
+import { expectedBundle } from "../../../tools/fake/ChainData.js"
+import { fixturesChain, startFakeToncenter } from "../../../tools/fake/server.js"
 import { Upstream } from "../../../src/source/Upstream.js"
 
 const withEnv = (env: Record<string, string>) =>

@@ -4,7 +4,7 @@ import path from "node:path"
 import { Cell } from "@ton/core"
 import { Schema } from "effect"
 import { describe, expect, it } from "vitest"
-import { fixturesDir } from "../../../src/fake/fixtures.js"
+import { fixturesDir } from "../../../tools/fake/fixtures.js"
 import {
   BlockHeaderJson,
   BlockTransactionsExtJson,

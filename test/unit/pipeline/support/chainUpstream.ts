@@ -1,7 +1,7 @@
 // An in-process Upstream over a generated chain, and expectations derived from the chain, for pipeline tests that
 // do not need the HTTP layer. The chain is the truth: block ids and transaction hashes come from it, not from us.
 import { Effect } from "effect"
-import type { ChainData } from "../../../../src/fake/ChainData.js"
+import type { ChainData } from "../../../../tools/fake/ChainData.js"
 import { UpstreamError, type RawMasterchainBundle, type UpstreamService } from "../../../../src/source/Upstream.js"
 
 export const rawBundle = (chain: ChainData, seqno: number): RawMasterchainBundle | undefined => {

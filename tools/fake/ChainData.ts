@@ -4,8 +4,8 @@
  * Invariant: block ids are unique, every prev link of a committed shard block points at a block of the same or an
  * earlier masterchain block, and each block's transactions are sorted (account, lt) exactly as toncenter pages them.
  */
-import type { BlockIdExt, BlockRecord } from "../ton/record.js"
-import { blockKey, compareBlockIds } from "../source/shard.js"
+import type { BlockIdExt, BlockRecord } from "../../src/ton/record.js"
+import { blockKey, compareBlockIds } from "../../src/source/shard.js"
 
 export interface ChainTx {
   /** "wc:HEX" upper case. */

@@ -5,8 +5,8 @@
  * complete bundle; every later bundle maps 1:1 onto a ChainMasterchain with the same blocks and transactions.
  */
 import type { ChainBlock, ChainData, ChainMasterchain, ChainTx } from "../fake/ChainData.js"
-import { blockKey } from "../source/shard.js"
-import type { BlockRecord } from "../ton/record.js"
+import { blockKey } from "../../src/source/shard.js"
+import type { BlockRecord } from "../../src/ton/record.js"
 import { readBundles, readManifest } from "./generate.js"
 import type { GenBundle } from "./types.js"
 

@@ -4,7 +4,7 @@
  * Invariant: a lane only ever derives replicas k with k % lanes === lane, in increasing k.
  */
 import { Cell } from "@ton/core"
-import { serializeBoc } from "../ton/boc.js"
+import { serializeBoc } from "../../src/ton/boc.js"
 import { Deriver } from "./derive.js"
 import type { BaseTx } from "./derive.js"
 import type { GenTx } from "./types.js"

@@ -7,8 +7,8 @@
  * seqno, a merged block follows the larger one); every value is a function of the seed and the input stream.
  */
 import { createHash } from "node:crypto"
-import { compareBlockIds } from "../source/shard.js"
-import type { BlockIdExt, BlockRecord } from "../ton/record.js"
+import { compareBlockIds } from "../../src/source/shard.js"
+import type { BlockIdExt, BlockRecord } from "../../src/ton/record.js"
 import { Rng } from "./rng.js"
 import type { GenBundle, GenBundleTx, GenTx } from "./types.js"
 

@@ -5,8 +5,8 @@
  */
 import { Address, beginCell, Cell, Dictionary, loadMessage, loadTransaction, storeStateInit } from "@ton/core"
 import type { Message } from "@ton/core"
-import { serializeBoc } from "../ton/boc.js"
-import type { BlockIdExt, BlockRecord } from "../ton/record.js"
+import { serializeBoc } from "../../src/ton/boc.js"
+import type { BlockIdExt, BlockRecord } from "../../src/ton/record.js"
 import type { ChainTx } from "./ChainData.js"
 
 export const blockIdJson = (id: BlockIdExt) => ({

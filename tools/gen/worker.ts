@@ -5,7 +5,7 @@
  */
 import { parentPort } from "node:worker_threads"
 import { installFastCellHash } from "../fake/fastHash.js"
-import { serializeBoc } from "../ton/boc.js"
+import { serializeBoc } from "../../src/ton/boc.js"
 import { Lane } from "./replica.js"
 import type { LaneInit } from "./replica.js"
 import { runWorld } from "./world.js"

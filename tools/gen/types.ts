@@ -3,7 +3,7 @@
  * Invariant: GenBundle has exactly the fields of the upstream's raw masterchain bundle (blocks as BlockRecord, each
  * transaction with its block id and original BOC), so whatever serves upstream bundles can serve these unchanged.
  */
-import type { AccountStateRecord, BlockIdExt, BlockRecord, BocB64, HashB64, RawAddress } from "../ton/record.js"
+import type { AccountStateRecord, BlockIdExt, BlockRecord, BocB64, HashB64, RawAddress } from "../../src/ton/record.js"
 
 export interface GenTx {
   /** "wc:HEX" upper case. */

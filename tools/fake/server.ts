@@ -7,11 +7,11 @@
 import { createHash } from "node:crypto"
 import http from "node:http"
 import type { AddressInfo } from "node:net"
-import { blockKey, FULL_SHARD } from "../source/shard.js"
+import { blockKey, FULL_SHARD } from "../../src/source/shard.js"
 import type { ChainBlock, ChainData } from "./ChainData.js"
 import { type FaultPlan, type FaultRule, faultFor } from "./faults.js"
 import { type GenerateOptions, generateChain } from "./generate.js"
-import { installFastCellHash } from "../ton/fastHash.js"
+import { installFastCellHash } from "../../src/ton/fastHash.js"
 import { blockHeaderJson, blockIdJson, extra, rawTransactionJson } from "./render.js"
 
 export type ChainSpec = ChainData | { readonly kind: "fixtures" } | ({ readonly kind: "generated" } & GenerateOptions)
