@@ -6,12 +6,12 @@ import type { ClickHouseClient } from "@clickhouse/client"
 import { Effect } from "effect"
 import { createHash } from "node:crypto"
 import { readdirSync, readFileSync } from "node:fs"
-import { dirname, join, resolve } from "node:path"
-import { fileURLToPath } from "node:url"
+import { join } from "node:path"
+import { repoRoot } from "../infra/paths.js"
 import { ClickHouse, ClickHouseError } from "./ClickHouse.js"
 
 /** The repository's sql/ directory, found from this file so any working directory works. */
-export const defaultMigrationsDir = resolve(dirname(fileURLToPath(import.meta.url)), "../../sql")
+export const defaultMigrationsDir = join(repoRoot, "sql")
 
 const FILE_NAME = /^(\d{4})_[a-z0-9_]+\.sql$/
 
