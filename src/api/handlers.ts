@@ -8,7 +8,7 @@
 import { notFound } from "./errors.js"
 import type { Renderers } from "./render.js"
 import { v2BlockIdExt } from "./render.js"
-import type { TxStore } from "./TxStore.js"
+import type { TxStore } from "../store/TxStore.js"
 import type { QueryValue } from "./assemble/params.js"
 import { blockIdText, makeExtra, pageInfo, parseBlockTransactionsExt } from "./assemble/v2.js"
 import { requiredInt, INT32_MAX } from "./assemble/params.js"

@@ -5,7 +5,7 @@
  * ton-index-go's field order, 64-bit values as strings and the shard as upper-case hex.
  */
 import { invalid } from "../errors.js"
-import type { SortOrder } from "../TxStore.js"
+import type { SortOrder } from "../../store/TxStore.js"
 import type { BlockRecord, TransactionRecord } from "../../ton/record.js"
 import {
   INT32_MAX,
