@@ -3,7 +3,7 @@
 // whose text changed after it ran stops every later start with an error naming it (a change of a table is a new
 // file, never an edit).
 import type { ClickHouseClient } from "@clickhouse/client"
-import { Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { createHash } from "node:crypto"
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
@@ -137,3 +137,8 @@ export const migrate = (
       catch: (cause) => (cause instanceof ClickHouseError ? cause : fail(String(cause), cause))
     })
   )
+
+/** The schema brought up to date once per process: services that write or report on it depend on this. */
+export class Migrations extends Context.Tag("ton-exporter/Migrations")<Migrations, MigrationReport>() {
+  static readonly layer = Layer.effect(Migrations, migrate())
+}
