@@ -9,7 +9,7 @@ import { Cause, Context, Deferred, Duration, Effect, Either, Exit, Fiber, Layer,
 import type { Consumer, EachBatchPayload } from "kafkajs"
 import type { ClickHouseError } from "../clickhouse/ClickHouse.js"
 import { decodeBundle } from "../kafka/codec.js"
-import { KafkaError } from "../kafka/errors.js"
+import { isKafkaJsError, KafkaError } from "../kafka/errors.js"
 import { KafkaClient } from "../kafka/KafkaClient.js"
 import { Health } from "../ops/Health.js"
 import { Metrics } from "../ops/Metrics.js"
@@ -250,9 +250,6 @@ export class BundleConsumer extends Context.Tag("ton-exporter/BundleConsumer")<
     )
   )
 }
-
-const isKafkaJsError = (e: unknown): boolean =>
-  e instanceof Error && (e.name.startsWith("KafkaJS") || (e as { retriable?: unknown }).retriable !== undefined)
 
 /** Whatever escaped a flush: a sink error keeps its tag, anything else is a consume failure. */
 const failureOf = (e: unknown) =>

@@ -6,7 +6,7 @@
  * are removed before anything is written again (at start-up and before a retry).
  */
 import { Context, Duration, Effect, Layer, Schedule, SubscriptionRef } from "effect"
-import { ClickHouse, ClickHouseError } from "../clickhouse/ClickHouse.js"
+import { ClickHouse, ClickHouseError, reasonOfCode } from "../clickhouse/ClickHouse.js"
 import { INSERT_ORDER, type TableName, visitBundleRows } from "../flatten/bundle.js"
 import { Metrics } from "../ops/Metrics.js"
 import { deleteIncomplete } from "./deleteIncomplete.js"
@@ -59,7 +59,7 @@ export interface SinkShape {
 const LOOKUP_CHUNK = 500
 
 const failed = (what: string) => (cause: unknown) =>
-  new ClickHouseError({ reason: "QueryFailed", message: `${what}: ${(cause as Error)?.message ?? String(cause)}`, cause })
+  new ClickHouseError({ reason: reasonOfCode(cause) ?? "QueryFailed", message: `${what}: ${(cause as Error)?.message ?? String(cause)}`, cause })
 
 export const makeClickHouseSink = (options: SinkOptions = {}) =>
   Effect.gen(function* () {

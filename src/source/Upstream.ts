@@ -4,7 +4,7 @@
  * Invariant: a bundle is complete or it is an error; transactions are ordered by block (masterchain block first, then
  * shard blocks by (workchain, shard, seqno)) and inside a block by (account, lt), so equal inputs give equal bundles.
  */
-import { ConfigError, Context, Effect, Layer } from "effect"
+import { ConfigError, Context, Effect, Layer, Redacted } from "effect"
 import { settings, ToncenterConfig } from "../config.js"
 import { makeToncenterUpstream } from "./Toncenter.js"
 import type { ToncenterOptions, UpstreamService } from "./types.js"
@@ -32,7 +32,7 @@ export class Upstream extends Context.Tag("Upstream")<Upstream, UpstreamService>
       }
       return yield* makeToncenterUpstream({
         url: t.url,
-        apiKey: t.apiKey,
+        apiKey: t.apiKey === undefined ? undefined : Redacted.value(t.apiKey),
         v3Url: t.v3Url,
         rps: t.rps,
         concurrency: t.concurrency,

@@ -13,10 +13,10 @@ import {
   INT64_MIN,
   optionalInt,
   requiredInt,
-  shardHex,
   single,
   type QueryValue
 } from "./params.js"
+import { shardHex } from "../../ton/v3.js"
 
 export interface Paging {
   readonly limit: number
