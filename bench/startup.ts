@@ -7,7 +7,7 @@
  */
 import { spawn } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { cpus, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { parseArgs } from "node:util"
 import { repoRoot } from "../src/infra/paths.js"
@@ -22,6 +22,8 @@ const CLOCK_TICKS = 100
 interface Sample {
   readonly firstLineMs: number | undefined
   readonly readyMs: number | undefined
+  /** CPU seconds the process had used when it got ready: start-up cost independent of the machine's load. */
+  readonly readyCpu: number | undefined
   readonly cpuSeconds: number
   readonly peakRssMb: number
   readonly code: number | null
@@ -50,6 +52,7 @@ const measure = (
     const proc = spawn(process.execPath, argv, { cwd: repoRoot, env: { ...process.env, ...env }, stdio: "pipe" })
     let firstLineMs: number | undefined
     let readyMs: number | undefined
+    let readyCpu: number | undefined
     let peakKb = 0
     let cpu = 0
     let out = ""
@@ -58,6 +61,7 @@ const measure = (
       out += c.toString()
       if (readyMs === undefined && ready.test(out)) {
         readyMs = performance.now() - t0
+        readyCpu = proc.pid === undefined ? undefined : procStatus(proc.pid)?.cpu
         if (stopAfterReady) setTimeout(() => proc.kill("SIGTERM"), 1000)
       }
     }
@@ -73,7 +77,7 @@ const measure = (
     proc.once("exit", (code) => {
       clearInterval(timer)
       if (readyMs === undefined) process.stderr.write(`${argv.join(" ")} never got ready:\n${out.slice(-3000)}\n`)
-      resolve({ firstLineMs, readyMs, cpuSeconds: cpu, peakRssMb: peakKb / 1024, code })
+      resolve({ firstLineMs, readyMs, readyCpu, cpuSeconds: cpu, peakRssMb: peakKb / 1024, code })
     })
   })
 
@@ -131,7 +135,8 @@ const main = async () => {
           ["all-in-one (npm start --exit, offline)", all]
         ] as const) {
           rows.push(
-            `| ${runtime} | ${name} | ${fmt(s.firstLineMs)} | ${fmt(s.readyMs)} | ${s.cpuSeconds.toFixed(2)} | ` +
+            `| ${runtime} | ${name} | ${fmt(s.firstLineMs)} | ${fmt(s.readyMs)} | ${s.readyCpu?.toFixed(2) ?? "-"} | ` +
+              `${s.cpuSeconds.toFixed(2)} | ` +
               `${s.peakRssMb.toFixed(0)} MB | ${s.code} |`
           )
         }
@@ -145,8 +150,9 @@ const main = async () => {
   console.log(
     [
       `chain: bundled real transactions, mc ${fake.chain.first}..${fake.chain.last}; ready = api listening / producer summary / all-in-one api line`,
-      "| runtime | runnable | first line | ready | CPU s (whole run) | peak RSS | exit |",
-      "|---|---|---|---|---|---|---|",
+      `load average at the end: ${loadavg().map((l) => l.toFixed(1)).join(" ")} on ${cpus().length} cores`,
+      "| runtime | runnable | first line | ready | CPU s at ready | CPU s (whole run) | peak RSS | exit |",
+      "|---|---|---|---|---|---|---|---|",
       ...rows
     ].join("\n")
   )
