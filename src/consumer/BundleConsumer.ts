@@ -6,10 +6,10 @@
  * written or skipped as done.
  */
 import { Cause, Context, Deferred, Duration, Effect, Either, Exit, Fiber, Layer, Runtime, Schedule } from "effect"
-import type { Consumer, EachBatchPayload } from "kafkajs"
+import kafkajs, { type Consumer, type EachBatchPayload } from "kafkajs"
 import type { ClickHouseError } from "../clickhouse/ClickHouse.js"
 import { decodeBundle } from "../kafka/codec.js"
-import { isKafkaJsError, KafkaError } from "../kafka/errors.js"
+import { KafkaError } from "../kafka/errors.js"
 import { KafkaClient } from "../kafka/KafkaClient.js"
 import { Health } from "../ops/Health.js"
 import { Metrics } from "../ops/Metrics.js"
@@ -218,6 +218,12 @@ export const runConsumer = (run: ConsumerRun) =>
       Effect.raceFirst(Effect.zipRight(progress, Effect.never))
     )
   })
+
+// kafkajs is CommonJS and its error classes are not among the names Node can import from it directly.
+const { KafkaJSError } = kafkajs
+
+/** An exception kafkajs raised: inside its consumer loop kafkajs handles those itself (rejoin, retry or crash). */
+const isKafkaJsError = (e: unknown): boolean => e instanceof KafkaJSError
 
 /** The consumer as a service: its layer starts the loop (on a migrated schema) for the layer's lifetime. */
 export class BundleConsumer extends Context.Tag("ton-exporter/BundleConsumer")<

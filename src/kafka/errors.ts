@@ -1,16 +1,16 @@
 /**
  * The error every Kafka adapter in this project fails with; library exceptions are classified here, once, by
- * kafkajs's own error class, its `retriable` flag and the broker's error code (never by parsing names or messages).
+ * kafkajs's `retriable` flag and the broker's error code (never by parsing names or messages). This module does not
+ * load kafkajs: the codec imports it, and the decode workers must not carry the client.
  * Invariant: "fenced" means another producer with our transactional id took over, which is never retried.
  */
 import { Schema } from "effect"
-import kafkajs from "kafkajs"
 
-// kafkajs is CommonJS and its error classes are not among the names Node can import from it directly.
-const { KafkaJSError } = kafkajs
-
-/** An exception kafkajs raised (and, inside its consumer loop, handles itself: rejoin, retry or crash). */
-export const isKafkaJsError = (e: unknown): e is InstanceType<typeof KafkaJSError> => e instanceof KafkaJSError
+/** kafkajs's verdict on an exception it raised (every KafkaJSError carries it); undefined for anything else. */
+const retriableFlag = (e: unknown): boolean | undefined => {
+  const flag = e instanceof Error ? (e as { retriable?: unknown }).retriable : undefined
+  return typeof flag === "boolean" ? flag : undefined
+}
 
 export class KafkaError extends Schema.TaggedError<KafkaError>()("KafkaError", {
   reason: Schema.Literal("connect", "admin", "send", "fenced", "consume", "commit"),
@@ -25,7 +25,7 @@ export class KafkaError extends Schema.TaggedError<KafkaError>()("KafkaError", {
     return new KafkaError({
       reason: fenced ? "fenced" : reason,
       message: code ? `${code}: ${message}` : message,
-      ...(isKafkaJsError(cause) ? { retriable: fenced ? false : cause.retriable } : {})
+      ...(retriableFlag(cause) === undefined ? {} : { retriable: fenced ? false : retriableFlag(cause) })
     })
   }
 }
