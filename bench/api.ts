@@ -21,7 +21,7 @@ import { availableParallelism, loadavg, tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { buildApp } from "../src/api/app.js"
 import { addressBookAddresses, stateHashes } from "../src/api/assemble/v3.js"
-import type { TxStore } from "../src/api/TxStore.js"
+import type { TxStore } from "../src/store/TxStore.js"
 import {
   clickHouseSettings,
   inDatabase,
@@ -34,7 +34,7 @@ import { ClickHouseTxStore } from "../src/store/Store.js"
 import { extractBlock, toBlockRecord } from "../src/ton/block.js"
 import { decodeTransaction } from "../src/ton/decode.js"
 import type { BlockRecord, MasterchainBundle } from "../src/ton/record.js"
-import { MemoryTxStore } from "../test/unit/api/memoryStore.js"
+import { MemoryTxStore } from "../tools/fake/memoryStore.js"
 
 interface Histogram {
   readonly average: number

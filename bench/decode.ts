@@ -11,9 +11,13 @@ import { fileURLToPath } from "node:url"
 import { Either } from "effect"
 import { pipelineDecode } from "../src/producer/assemble.js"
 import { extractBlock } from "../src/ton/block.js"
+import { installFastCellHash } from "../src/ton/fastHash.js"
 import type { BlockIdExt, TransactionRecord } from "../src/ton/record.js"
 import { renderV2Transaction } from "../src/ton/v2.js"
 import { renderV3Transaction } from "../src/ton/v3.js"
+
+// The producer installs the faster cell code before decoding; the ceiling measures the same code.
+installFastCellHash()
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const dir = path.resolve(process.env.FIXTURES_DIR ?? path.join(here, "../test/fixtures/real"), "blocks")

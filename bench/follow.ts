@@ -11,7 +11,7 @@ import { parseArgs } from "node:util"
 import { generateChain } from "../tools/fake/generate.js"
 import { startFakeToncenter } from "../tools/fake/server.js"
 import { repoRoot, startLocalKafka } from "../src/infra/kafkaBroker.js"
-import { freePortPair } from "../test/support/infra.js"
+import { freePortPair } from "../tools/ports.js"
 
 const { values: args } = parseArgs({
   options: {

@@ -17,7 +17,7 @@ import type { ChainData } from "../tools/fake/ChainData.js"
 import { startFakeToncenter } from "../tools/fake/server.js"
 import { loadGeneratedChain } from "../tools/gen/chain.js"
 import { repoRoot, startLocalKafka } from "../src/infra/kafkaBroker.js"
-import { freePortPair } from "../test/support/infra.js"
+import { freePortPair } from "../tools/ports.js"
 
 const { values: args } = parseArgs({
   options: {

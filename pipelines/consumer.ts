@@ -4,46 +4,18 @@
 // continues where ClickHouse is.
 import { Effect, Layer } from "effect"
 import { ClickHouse } from "../src/clickhouse/ClickHouse.js"
-import { migrate } from "../src/clickhouse/migrations.js"
-import { ConsumerConfig, KafkaConfig, NetworkConfig, settingConfig, settings } from "../src/config.js"
-import { runConsumer } from "../src/consumer/BundleConsumer.js"
-import { KafkaBrokers } from "../src/infra/KafkaBrokers.js"
+import { Migrations } from "../src/clickhouse/migrations.js"
+import { BundleConsumer } from "../src/consumer/BundleConsumer.js"
 import { runMain } from "../src/infra/runMain.js"
-import { KafkaClient, optionsFromSettings } from "../src/kafka/KafkaClient.js"
+import { KafkaClient } from "../src/kafka/KafkaClient.js"
 import { Health } from "../src/ops/Health.js"
 import { Metrics } from "../src/ops/Metrics.js"
-import { OpsServerLive } from "../src/ops/OpsServer.js"
+import { OpsServerLayer } from "../src/ops/OpsServer.js"
 import { ClickHouseSink } from "../src/sink/ClickHouseSink.js"
 
-const program = Effect.gen(function* () {
-  yield* migrate()
-  const c = yield* ConsumerConfig
-  return yield* runConsumer({
-    groupId: c.group,
-    batchRows: c.batchRows,
-    batchBytes: c.batchBytes,
-    batchMs: c.batchMs,
-    sessionTimeoutMs: c.sessionTimeoutMs
-  })
-})
-
-const KafkaLive = Layer.unwrapEffect(
-  Effect.gen(function* () {
-    const s = yield* KafkaConfig
-    const network = yield* NetworkConfig
-    const { brokers } = yield* KafkaBrokers
-    return KafkaClient.layerWith(optionsFromSettings({ ...s, brokers }, network))
-  })
-).pipe(Layer.provide(KafkaBrokers.layer))
-
-const OpsLive = Layer.unwrapEffect(Effect.map(settingConfig(settings.metrics.port), (port) => OpsServerLive(port)))
-
-const Base = Layer.mergeAll(KafkaLive, ClickHouse.layer, Metrics.layer, Health.layer)
-
-runMain(
-  program.pipe(
-    Effect.provide(OpsLive),
-    Effect.provide(ClickHouseSink.layer),
-    Effect.provide(Base)
-  )
+const Live = Layer.mergeAll(BundleConsumer.layer, OpsServerLayer).pipe(
+  Layer.provide(Layer.mergeAll(ClickHouseSink.layer, Migrations.layer, KafkaClient.layer)),
+  Layer.provide(Layer.mergeAll(ClickHouse.layer, Metrics.layer, Health.layer))
 )
+
+runMain(Effect.flatMap(BundleConsumer, (consumer) => consumer.done).pipe(Effect.provide(Live)))

@@ -1,76 +1,43 @@
-// The producer on its own: toncenter (TONCENTER_URL) -> decoded bundles -> Kafka. Mode and range come from
-// PRODUCER_MODE / PRODUCER_FROM / PRODUCER_TO, overridden by --mode, --from, --to. Metrics and /health on
-// METRICS_PORT. A backfill ends with a summary line; follow and resume run until Ctrl-C.
-import { Console, Effect, Layer } from "effect"
+// The producer on its own: the upstream (pipelines/live.ts) -> decoded bundles -> Kafka. Mode and range come from
+// PRODUCER_MODE / PRODUCER_FROM / PRODUCER_TO, overridden by --mode, --from, --to (read by the same parsers; both
+// --from and --to without --mode mean a backfill). Metrics and /health on METRICS_PORT. A backfill ends with a
+// summary line; follow and resume run until Ctrl-C.
+import { ConfigProvider, Console, Effect, Layer } from "effect"
 import { parseArgs } from "node:util"
-import { KafkaConfig, NetworkConfig, ProducerConfig, ToncenterConfig, settingConfig, settings } from "../src/config.js"
-import { KafkaBrokers } from "../src/infra/KafkaBrokers.js"
+import { settings } from "../src/config.js"
 import { runMain } from "../src/infra/runMain.js"
-import { KafkaClient, optionsFromSettings } from "../src/kafka/KafkaClient.js"
+import { KafkaClient } from "../src/kafka/KafkaClient.js"
 import { Health } from "../src/ops/Health.js"
 import { Metrics } from "../src/ops/Metrics.js"
-import { OpsServerLive } from "../src/ops/OpsServer.js"
-import { runProducer, type ProducerMode } from "../src/producer/Producer.js"
-import { Upstream } from "../src/source/Upstream.js"
-import { pipelineDecode } from "../src/producer/assemble.js"
+import { OpsServerLayer } from "../src/ops/OpsServer.js"
+import { Producer } from "../src/producer/Producer.js"
+import { ProducerLive } from "./live.js"
 
 const { values: args } = parseArgs({
   options: { mode: { type: "string" }, from: { type: "string" }, to: { type: "string" } },
   strict: true
 })
-
-const int = (name: string, raw: string | undefined) => {
-  if (raw === undefined) return undefined
-  const n = Number(raw)
-  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`--${name}: expected a masterchain seqno, got ${raw}`)
-  return n
-}
+const p = settings.producer
+const overrides: Array<[string, string | undefined]> = [
+  [p.mode.env, args.mode ?? (args.from !== undefined && args.to !== undefined ? "backfill" : undefined)],
+  [p.from.env, args.from],
+  [p.to.env, args.to]
+]
+const cli = ConfigProvider.fromMap(new Map(overrides.filter((e): e is [string, string] => e[1] !== undefined))).pipe(
+  ConfigProvider.orElse(() => ConfigProvider.fromEnv())
+)
 
 const program = Effect.gen(function* () {
-  const configured = yield* ProducerConfig
-  const mode = (args.mode ?? (args.from !== undefined && args.to !== undefined ? "backfill" : configured.mode)) as ProducerMode
-  if (!["backfill", "follow", "resume"].includes(mode)) return yield* Effect.dieMessage(`--mode: expected backfill|follow|resume`)
-  const summary = yield* runProducer(
-    {
-      mode,
-      from: int("from", args.from) ?? configured.from,
-      to: int("to", args.to) ?? configured.to,
-      decodeWorkers: configured.decodeWorkers
-    },
-    pipelineDecode
-  )
+  const summary = yield* Effect.flatMap(Producer, (producer) => producer.done)
   yield* Console.log(
     `producer done: mc ${summary.first ?? "-"}..${summary.last ?? "-"}, ${summary.bundles} bundles, ` +
       `${summary.transactions} transactions, ${summary.deadLetters} dead letters`
   )
 })
 
-const UpstreamLive = Layer.unwrapEffect(
-  Effect.gen(function* () {
-    const t = yield* ToncenterConfig
-    if (t.url === undefined) {
-      return yield* Effect.dieMessage(
-        `${settings.toncenter.url.env} is required by the standalone producer (npm start runs the offline demo)`
-      )
-    }
-    return Upstream.layerFrom({ ...t, url: t.url })
-  })
+const Live = Layer.mergeAll(ProducerLive, OpsServerLayer).pipe(
+  Layer.provide(KafkaClient.layer),
+  Layer.provide(Layer.mergeAll(Metrics.layer, Health.layer))
 )
 
-const KafkaLive = Layer.unwrapEffect(
-  Effect.gen(function* () {
-    const s = yield* KafkaConfig
-    const network = yield* NetworkConfig
-    const { brokers } = yield* KafkaBrokers
-    return KafkaClient.layerWith(optionsFromSettings({ ...s, brokers }, network))
-  })
-).pipe(Layer.provide(KafkaBrokers.layer))
-
-const OpsLive = Layer.unwrapEffect(Effect.map(settingConfig(settings.metrics.port), (port) => OpsServerLive(port)))
-
-runMain(
-  program.pipe(
-    Effect.provide(OpsLive),
-    Effect.provide(Layer.mergeAll(KafkaLive, UpstreamLive, Metrics.layer, Health.layer))
-  )
-)
+runMain(program.pipe(Effect.provide(Live), Effect.withConfigProvider(cli)))

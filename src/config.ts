@@ -1,8 +1,8 @@
-// Every setting of the exporter, grouped by concern, each with its env name and default, declared once.
-// Invariant: the Effect `Config` (read inside layers) and the plain `loadConfig(env)` (scripts, tests) parse the
-// same table with the same parsers, so both accept and reject exactly the same values, and every rejection names
-// the env key that caused it.
-import { Config, ConfigError, Either } from "effect"
+// Every setting of the exporter, grouped by concern, each with its env name and default, declared once, and every
+// default derived from other settings. Invariant: there is one reader, the Effect `Config` (read inside layers);
+// `loadConfig(env)` runs that same Config for scripts and tests, so both accept and reject exactly the same values,
+// and every rejection names the env key that caused it.
+import { Config, ConfigError, ConfigProvider, Effect, Either, Redacted } from "effect"
 import { availableParallelism } from "node:os"
 
 export type Network = "mainnet" | "testnet"
@@ -24,7 +24,8 @@ export interface ClickHouseSettings {
   /** Undefined: embedded chdb engine on dataDir. */
   readonly url: string | undefined
   readonly user: string
-  readonly password: string
+  /** Redacted: it never shows in logs, errors or printed configuration. */
+  readonly password: Redacted.Redacted<string>
   readonly database: string
   readonly dataDir: string
 }
@@ -32,7 +33,8 @@ export interface ClickHouseSettings {
 export interface ToncenterSettings {
   /** Undefined: the local fake toncenter serving bundled recorded data. */
   readonly url: string | undefined
-  readonly apiKey: string | undefined
+  /** Redacted: it never shows in logs, errors or printed configuration. */
+  readonly apiKey: Redacted.Redacted<string> | undefined
   /** Undefined: derived from `url` by the upstream adapter. */
   readonly v3Url: string | undefined
   readonly rps: number
@@ -278,75 +280,40 @@ export class ConfigValueError extends Error {
 
 type Env = Readonly<Record<string, string | undefined>>
 
-const read = <A>(s: Setting<A>, env: Env): A => {
-  const raw = env[s.env]
-  const result = s.parse(raw === undefined ? s.default : raw)
-  if (Either.isLeft(result)) throw new ConfigValueError(s.env, result.left)
-  return result.right
-}
-
 /** The decode pool leaves one core to the main thread (HTTP, JSON, Kafka) and uses the rest. */
 export const defaultDecodeWorkers = (): number => Math.max(1, availableParallelism() - 1)
 
-const assemble = (get: <A>(s: Setting<A>) => A): AppConfig => {
-  const apiKey = get(settings.toncenter.apiKey)
-  const producer = {
-    mode: get(settings.producer.mode),
-    from: get(settings.producer.from),
-    to: get(settings.producer.to),
-    decodeWorkers: get(settings.producer.decodeWorkers) ?? defaultDecodeWorkers()
-  }
-  if (producer.from !== undefined && producer.to !== undefined && producer.to < producer.from) {
-    throw new ConfigValueError("PRODUCER_TO", `must be >= PRODUCER_FROM (${producer.from}), got ${producer.to}`)
-  }
-  return {
-    network: get(settings.network.network),
-    kafka: {
-      brokers: get(settings.kafka.brokers),
-      port: get(settings.kafka.port),
-      dataDir: get(settings.kafka.dataDir),
-      clientId: get(settings.kafka.clientId),
-      topicPrefix: get(settings.kafka.topicPrefix),
-      partitions: get(settings.kafka.partitions),
-      maxMessageBytes: get(settings.kafka.maxMessageBytes)
-    },
-    clickhouse: {
-      url: get(settings.clickhouse.url),
-      user: get(settings.clickhouse.user),
-      password: get(settings.clickhouse.password),
-      database: get(settings.clickhouse.database),
-      dataDir: get(settings.clickhouse.dataDir)
-    },
-    toncenter: {
-      url: get(settings.toncenter.url),
-      apiKey,
-      v3Url: get(settings.toncenter.v3Url),
-      rps: get(settings.toncenter.rps) ?? (apiKey === undefined ? 1 : 10),
-      concurrency: get(settings.toncenter.concurrency),
-      timeoutMs: get(settings.toncenter.timeoutMs),
-      retries: get(settings.toncenter.retries)
-    },
-    producer,
-    consumer: {
-      group: get(settings.consumer.group),
-      batchRows: get(settings.consumer.batchRows),
-      batchBytes: get(settings.consumer.batchBytes),
-      batchMs: get(settings.consumer.batchMs),
-      sessionTimeoutMs: get(settings.consumer.sessionTimeoutMs)
-    },
-    api: {
-      host: get(settings.api.host),
-      port: get(settings.api.port),
-      keys: get(settings.api.keys),
-      rateLimit: get(settings.api.rateLimit)
-    },
-    metrics: { port: get(settings.metrics.port) },
-    log: { level: get(settings.log.level) }
+/** toncenter's free limits: 1 request per second without a key, 10 with one. */
+export const defaultToncenterRps = (apiKey: string | undefined): number => (apiKey === undefined || apiKey === "" ? 1 : 10)
+
+/** The first bad value in a ConfigError tree, as the env key and the problem. */
+const firstInvalid = (e: ConfigError.ConfigError): ConfigValueError | undefined => {
+  switch (e._op) {
+    case "And":
+    case "Or":
+      return firstInvalid(e.left) ?? firstInvalid(e.right)
+    case "InvalidData": {
+      const key = e.path[e.path.length - 1] ?? ""
+      return new ConfigValueError(key, e.message.startsWith(`${key}: `) ? e.message.slice(key.length + 2) : e.message)
+    }
+    default:
+      return undefined
   }
 }
 
-/** Plain reader for non-Effect code. Throws `ConfigValueError` naming the env key of the first bad value. */
-export const loadConfig = (env: Env = process.env): AppConfig => assemble((s) => read(s, env))
+/**
+ * The same `Config` read outside Effect (scripts, tests), over `env`. Throws `ConfigValueError` naming the env key
+ * of the first bad value.
+ */
+export const loadConfig = (env: Env = process.env): AppConfig => {
+  const readAll = Effect.gen(function* () {
+    return yield* AppConfigConfig
+  })
+  const provider = ConfigProvider.fromMap(new Map(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined)))
+  const result = Effect.runSync(Effect.either(Effect.withConfigProvider(readAll, provider)))
+  if (Either.isRight(result)) return result.right
+  throw firstInvalid(result.left) ?? new ConfigValueError("", String(result.left))
+}
 
 /** One setting as an Effect `Config`, failing with `InvalidData` whose message names the env key. */
 export const settingConfig = <A>(s: Setting<A>): Config.Config<A> =>
@@ -363,7 +330,10 @@ const group = <G extends Record<string, Setting<any>>>(g: G): Config.Config<{ [K
 type SettingValue<S> = S extends Setting<infer A> ? A : never
 
 export const KafkaConfig: Config.Config<KafkaSettings> = group(settings.kafka)
-export const ClickHouseConfig: Config.Config<ClickHouseSettings> = group(settings.clickhouse)
+export const ClickHouseConfig: Config.Config<ClickHouseSettings> = Config.map(group(settings.clickhouse), (c) => ({
+  ...c,
+  password: Redacted.make(c.password)
+}))
 export const ApiConfig: Config.Config<ApiSettings> = group(settings.api)
 export const ConsumerConfig: Config.Config<ConsumerSettings> = group(settings.consumer)
 export const NetworkConfig: Config.Config<Network> = settingConfig(settings.network.network)
@@ -371,7 +341,8 @@ export const NetworkConfig: Config.Config<Network> = settingConfig(settings.netw
 /** Settings whose defaults depend on other settings are resolved here, exactly as in `loadConfig`. */
 export const ToncenterConfig: Config.Config<ToncenterSettings> = Config.map(group(settings.toncenter), (t) => ({
   ...t,
-  rps: t.rps ?? (t.apiKey === undefined ? 1 : 10)
+  apiKey: t.apiKey === undefined ? undefined : Redacted.make(t.apiKey),
+  rps: t.rps ?? defaultToncenterRps(t.apiKey)
 }))
 
 export const ProducerConfig: Config.Config<ProducerSettings> = Config.mapOrFail(group(settings.producer), (p) =>

@@ -10,7 +10,7 @@ import { ClickHouse } from "../clickhouse/ClickHouse.js"
 import { ApiConfig, NetworkConfig } from "../config.js"
 import { ClickHouseTxStore } from "../store/Store.js"
 import { buildApp } from "./app.js"
-import { overviewRoutes } from "./overview/index.js"
+import { overviewRoutes } from "../analytics/page/routes.js"
 
 export class ApiServerError extends Schema.TaggedError<ApiServerError>()("ApiServerError", {
   reason: Schema.Literal("ListenFailed"),

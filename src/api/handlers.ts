@@ -7,8 +7,8 @@
  */
 import { notFound } from "./errors.js"
 import type { Renderers } from "./render.js"
-import { v2BlockIdExt } from "./render.js"
-import type { TxStore } from "./TxStore.js"
+import { renderV2BlockIdExt } from "../ton/v2.js"
+import type { TxStore } from "../store/TxStore.js"
 import type { QueryValue } from "./assemble/params.js"
 import { blockIdText, makeExtra, pageInfo, parseBlockTransactionsExt } from "./assemble/v2.js"
 import { requiredInt, INT32_MAX } from "./assemble/params.js"
@@ -111,7 +111,7 @@ export const shards = async (deps: Deps, q: Query): Promise<string> => {
   return withExtra(deps, `v2shards|${seqno}`, async (fresh) => {
     const tops = await deps.store.shardTops(seqno)
     if (tops.length === 0 && !(await deps.store.mcBlockDone(seqno))) throw mcNotFoundV2(seqno)
-    return { "@type": "blocks.shards", shards: tops.map(v2BlockIdExt), "@extra": fresh }
+    return { "@type": "blocks.shards", shards: tops.map(renderV2BlockIdExt), "@extra": fresh }
   })
 }
 

@@ -31,13 +31,3 @@ export const tonRenderers: Renderers = {
   v3Transaction: renderV3Transaction,
   addressBook: renderAddressBook
 }
-
-/** tonlib's `ton.blockIdExt` object, as v2 prints block ids (shard as signed decimal string). */
-export const v2BlockIdExt = (id: BlockIdExt) => ({
-  "@type": "ton.blockIdExt",
-  workchain: id.workchain,
-  shard: id.shard,
-  seqno: id.seqno,
-  root_hash: id.root_hash,
-  file_hash: id.file_hash
-})

@@ -9,7 +9,7 @@ import {
   type ClickHouseSettings as ChSettings
 } from "@clickhouse/client"
 import { createChdbConnection } from "chdb/connection"
-import { Context, Effect, Layer, Schema } from "effect"
+import { Context, Effect, Layer, Redacted, Schema } from "effect"
 import { accessSync, constants, mkdirSync } from "node:fs"
 import { resolve } from "node:path"
 import { Readable } from "node:stream"
@@ -21,8 +21,12 @@ export class ClickHouseError extends Schema.TaggedError<ClickHouseError>()("Clic
     "DataDirUnavailable",
     // CLICKHOUSE_URL does not answer, or answers as something that is not ClickHouse.
     "Unreachable",
-    // The server refused the credentials in CLICKHOUSE_USER / CLICKHOUSE_PASSWORD.
+    // The server refused the credentials in CLICKHOUSE_USER / CLICKHOUSE_PASSWORD, or the user lacks a grant.
     "AuthenticationFailed",
+    // The statement or the connection ran out of time (server-side limit or socket timeout).
+    "Timeout",
+    // The statement is not valid SQL: a bug, never retried into success.
+    "SyntaxError",
     // A statement failed on a working engine.
     "QueryFailed",
     // An applied migration file changed after it was applied, or a migration statement failed.
@@ -75,7 +79,9 @@ export interface ClickHouseHandle {
 }
 
 /** What a client needs; `ClickHouseSettings` from config.ts satisfies it. */
-export type ClickHouseClientConfig = Pick<ClickHouseSettings, "url" | "user" | "password" | "database" | "dataDir">
+export type ClickHouseClientConfig = Pick<ClickHouseSettings, "url" | "user" | "database" | "dataDir"> & {
+  readonly password: string
+}
 
 const quoteIdent = (name: string): string => {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`not a plain identifier: ${JSON.stringify(name)}`)
@@ -173,9 +179,40 @@ const boundConnection = (
 // A server error body can be a whole HTML page; the first line is enough to recognise it.
 const brief = (text: string | undefined): string => (text ?? "").trim().split("\n")[0]!.slice(0, 200)
 
+/**
+ * The reason of a failed call, by ClickHouse's exception code (both backends report it as `code`: the server through
+ * @clickhouse/client, chdb through its connection adapter) or by Node's socket error code; undefined when neither
+ * says more than "the statement failed".
+ */
+export const reasonOfCode = (cause: unknown): ClickHouseError["reason"] | undefined => {
+  const code = String((cause as { code?: unknown } | null)?.code ?? "")
+  switch (code) {
+    case "516": // AUTHENTICATION_FAILED
+    case "192": // UNKNOWN_USER
+    case "497": // ACCESS_DENIED
+      return "AuthenticationFailed"
+    case "159": // TIMEOUT_EXCEEDED
+    case "160": // TOO_SLOW
+    case "209": // SOCKET_TIMEOUT
+    case "ETIMEDOUT":
+      return "Timeout"
+    case "62": // SYNTAX_ERROR
+      return "SyntaxError"
+    case "210": // NETWORK_ERROR
+    case "ECONNREFUSED":
+    case "ECONNRESET":
+    case "EPIPE":
+    case "ENOTFOUND":
+    case "EHOSTUNREACH":
+      return "Unreachable"
+    default:
+      return undefined
+  }
+}
+
 const classifyServerError = (cfg: ClickHouseClientConfig, cause: unknown): ClickHouseError => {
   const err = cause as { code?: string; type?: string; message?: string }
-  if (err?.type === "AUTHENTICATION_FAILED" || err?.code === "516" || err?.code === "192") {
+  if (reasonOfCode(cause) === "AuthenticationFailed") {
     return new ClickHouseError({
       reason: "AuthenticationFailed",
       message:
@@ -271,7 +308,7 @@ const toError = (database: string, what: string) => (cause: unknown) =>
   cause instanceof ClickHouseError
     ? cause
     : new ClickHouseError({
-        reason: "QueryFailed",
+        reason: reasonOfCode(cause) ?? "QueryFailed",
         message: `${what} in ${database}: ${(cause as Error)?.message ?? String(cause)}`,
         cause
       })
@@ -333,5 +370,7 @@ export class ClickHouse extends Context.Tag("ton-exporter/ClickHouse")<
     )
 
   /** Live layer: settings from the environment (CLICKHOUSE_*). */
-  static readonly layer = Layer.unwrapEffect(Effect.map(ClickHouseConfig, (cfg) => ClickHouse.fromConfig(cfg)))
+  static readonly layer = Layer.unwrapEffect(
+    Effect.map(ClickHouseConfig, (cfg) => ClickHouse.fromConfig({ ...cfg, password: Redacted.value(cfg.password) }))
+  )
 }

@@ -3,15 +3,15 @@
 // whose text changed after it ran stops every later start with an error naming it (a change of a table is a new
 // file, never an edit).
 import type { ClickHouseClient } from "@clickhouse/client"
-import { Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { createHash } from "node:crypto"
 import { readdirSync, readFileSync } from "node:fs"
-import { dirname, join, resolve } from "node:path"
-import { fileURLToPath } from "node:url"
+import { join } from "node:path"
+import { repoRoot } from "../infra/paths.js"
 import { ClickHouse, ClickHouseError } from "./ClickHouse.js"
 
 /** The repository's sql/ directory, found from this file so any working directory works. */
-export const defaultMigrationsDir = resolve(dirname(fileURLToPath(import.meta.url)), "../../sql")
+export const defaultMigrationsDir = join(repoRoot, "sql")
 
 const FILE_NAME = /^(\d{4})_[a-z0-9_]+\.sql$/
 
@@ -137,3 +137,8 @@ export const migrate = (
       catch: (cause) => (cause instanceof ClickHouseError ? cause : fail(String(cause), cause))
     })
   )
+
+/** The schema brought up to date once per process: services that write or report on it depend on this. */
+export class Migrations extends Context.Tag("ton-exporter/Migrations")<Migrations, MigrationReport>() {
+  static readonly layer = Layer.effect(Migrations, migrate())
+}

@@ -5,8 +5,8 @@
  * points past a bundle whose completion marker is not in ClickHouse; anything after it is redelivered and either
  * written or skipped as done.
  */
-import { Cause, Deferred, Duration, Effect, Either, Exit, Runtime, Schedule } from "effect"
-import type { Consumer, EachBatchPayload } from "kafkajs"
+import { Cause, Context, Deferred, Duration, Effect, Either, Exit, Fiber, Layer, Runtime, Schedule } from "effect"
+import kafkajs, { type Consumer, type EachBatchPayload } from "kafkajs"
 import type { ClickHouseError } from "../clickhouse/ClickHouse.js"
 import { decodeBundle } from "../kafka/codec.js"
 import { KafkaError } from "../kafka/errors.js"
@@ -14,7 +14,9 @@ import { KafkaClient } from "../kafka/KafkaClient.js"
 import { Health } from "../ops/Health.js"
 import { Metrics } from "../ops/Metrics.js"
 import { formatProgress, ProgressTracker } from "../ops/progress.js"
-import { ClickHouseSink, type WriteResult } from "../sink/ClickHouseSink.js"
+import { Migrations } from "../clickhouse/migrations.js"
+import { ConsumerConfig } from "../config.js"
+import { ClickHouseSink } from "../sink/ClickHouseSink.js"
 import { valueDigest } from "../sink/tokens.js"
 import { BatchBuffer, estimateRows } from "./buffer.js"
 
@@ -28,8 +30,6 @@ export interface ConsumerRun {
   readonly sessionTimeoutMs?: number
   /** Progress line period; 0 turns it off. */
   readonly progressMs?: number
-  /** Called after each stored batch (the main job uses it to know when a backfill is fully stored). */
-  readonly onStored?: (result: WriteResult) => void
 }
 
 /** A tiny mutex: eachBatch and the flush timer must never write two batches at once. */
@@ -124,7 +124,6 @@ export const runConsumer = (run: ConsumerRun) =>
               lastStored = top
               metrics.consumerLastSeqno.set(top)
               health.report("consumer", true, `stored up to mc ${top}`, 120_000)
-              run.onStored?.(result)
             }
             if (commitOffset !== undefined) {
               await consumer.commitOffsets([{ topic: client.topics.blocks, partition: 0, offset: commitOffset.toString() }])
@@ -220,8 +219,43 @@ export const runConsumer = (run: ConsumerRun) =>
     )
   })
 
-const isKafkaJsError = (e: unknown): boolean =>
-  e instanceof Error && (e.name.startsWith("KafkaJS") || (e as { retriable?: unknown }).retriable !== undefined)
+// kafkajs is CommonJS and its error classes are not among the names Node can import from it directly.
+const { KafkaJSError } = kafkajs
+
+/** An exception kafkajs raised: inside its consumer loop kafkajs handles those itself (rejoin, retry or crash). */
+const isKafkaJsError = (e: unknown): boolean => e instanceof KafkaJSError
+
+/** The consumer as a service: its layer starts the loop (on a migrated schema) for the layer's lifetime. */
+export class BundleConsumer extends Context.Tag("ton-exporter/BundleConsumer")<
+  BundleConsumer,
+  {
+    /** Fails with the error that stopped the consumer; never succeeds (the consumer runs until interrupted). */
+    readonly done: Effect.Effect<never, KafkaError | ClickHouseError>
+  }
+>() {
+  static readonly layerWith = (run: ConsumerRun) =>
+    Layer.scoped(
+      BundleConsumer,
+      Effect.gen(function* () {
+        yield* Migrations
+        const fiber = yield* Effect.forkScoped(runConsumer(run))
+        return { done: Effect.flatMap(Fiber.join(fiber), () => Effect.never) }
+      })
+    )
+
+  /** From the CONSUMER_* settings. */
+  static readonly layer = Layer.unwrapEffect(
+    Effect.map(ConsumerConfig, (c) =>
+      BundleConsumer.layerWith({
+        groupId: c.group,
+        batchRows: c.batchRows,
+        batchBytes: c.batchBytes,
+        batchMs: c.batchMs,
+        sessionTimeoutMs: c.sessionTimeoutMs
+      })
+    )
+  )
+}
 
 /** Whatever escaped a flush: a sink error keeps its tag, anything else is a consume failure. */
 const failureOf = (e: unknown) =>

@@ -7,14 +7,14 @@ import { randomBytes } from "node:crypto"
 import { existsSync, mkdirSync, openSync, readFileSync, closeSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { dirname, join, resolve } from "node:path"
-import { fileURLToPath } from "node:url"
 import { Schema } from "effect"
 import { Kafka, logLevel } from "kafkajs"
+import { repoRoot } from "./paths.js"
 
 /** 3.9.x: KRaft without ZooKeeper and still every protocol version kafkajs 2.2.4 speaks (4.0 dropped old ones). */
 export const KAFKA_VERSION = "3.9.1"
 
-export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..")
+export { repoRoot }
 
 export class KafkaBrokerError extends Schema.TaggedError<KafkaBrokerError>()("KafkaBrokerError", {
   reason: Schema.Literal(

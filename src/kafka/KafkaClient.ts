@@ -6,6 +6,7 @@
 import { Context, Duration, Effect, Layer } from "effect"
 import { Kafka, logLevel, type Admin } from "kafkajs"
 import { KafkaConfig, NetworkConfig, type KafkaSettings } from "../config.js"
+import { KafkaBrokers } from "../infra/KafkaBrokers.js"
 import { STARTUP_DEADLINE_MS } from "./deadline.js"
 import { KafkaError } from "./errors.js"
 import { ensureTopics, topicNames, topicSpecs, type TopicNames } from "./topics.js"
@@ -91,16 +92,20 @@ export const makeKafkaClient = (options: KafkaClientOptions) =>
     } satisfies KafkaClientShape
   })
 
-export class KafkaClient extends Context.Tag("KafkaClient")<KafkaClient, KafkaClientShape>() {
-  /** Brokers from KAFKA_BROKERS (the main job replaces them with the local broker's when that is empty). */
-  static readonly layer = Layer.effect(
+export class KafkaClient extends Context.Tag("ton-exporter/KafkaClient")<KafkaClient, KafkaClientShape>() {
+  /** KAFKA_* settings over the brokers the KafkaBrokers service found or started. */
+  static readonly layerNoDeps = Layer.effect(
     KafkaClient,
     Effect.gen(function* () {
       const settings = yield* KafkaConfig
       const network = yield* NetworkConfig
-      return yield* makeKafkaClient(optionsFromSettings(settings, network))
+      const { brokers } = yield* KafkaBrokers
+      return yield* makeKafkaClient(optionsFromSettings({ ...settings, brokers }, network))
     })
   )
+
+  /** Live: KAFKA_BROKERS, or the local broker started for the layer's lifetime. */
+  static readonly layer = KafkaClient.layerNoDeps.pipe(Layer.provide(KafkaBrokers.layer))
 
   static readonly layerWith = (options: KafkaClientOptions) => Layer.effect(KafkaClient, makeKafkaClient(options))
 }

@@ -4,6 +4,7 @@
  */
 import { Effect, Layer } from "effect"
 import { createServer, type Server } from "node:http"
+import { settingConfig, settings } from "../config.js"
 import { Health } from "./Health.js"
 import { Metrics } from "./Metrics.js"
 
@@ -52,3 +53,6 @@ export const OpsServerLive = (port: number, host?: string) =>
       Effect.catchAll((e) => Effect.logWarning(`ops: no /metrics and /health endpoint (${e.message})`))
     )
   )
+
+/** The endpoint on METRICS_PORT, for the runnables' layer composition. */
+export const OpsServerLayer = Layer.unwrapEffect(Effect.map(settingConfig(settings.metrics.port), (port) => OpsServerLive(port)))

@@ -52,7 +52,8 @@ interface Job {
 }
 
 /**
- * The worker's script. From compiled JavaScript it is decodeWorker.js. From TypeScript sources (tsx, vitest) our own
+ * The worker's script. The runnables run compiled JavaScript, where it is decodeWorker.js, emitted beside this file
+ * by `npm run build`. Only when run from TypeScript sources (tests, development through tsx) our own
  * modules are bundled once per process into one ES module with esbuild (the compiler tsx itself runs), written under
  * .cache/ where they resolve from the project. Packages are bundled too (tree-shaken: loading all of effect's modules
  * cost a worker ~1 s of CPU at start), except @ton/*: fastHash.ts patches those packages' own modules, which the

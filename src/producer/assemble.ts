@@ -7,7 +7,6 @@ import { Either } from "effect"
 import { encodeBundle, type DeadLetter, type EncodedMessage } from "../kafka/codec.js"
 import type { RawMasterchainBundle, RawTransaction } from "../source/Upstream.js"
 import { decodeTransaction } from "../ton/decode.js"
-import { installFastCellHash } from "../ton/fastHash.js"
 import type { BlockIdExt, MasterchainBundle, TransactionRecord } from "../ton/record.js"
 import { assignTraceIds } from "../trace/traceIds.js"
 
@@ -28,9 +27,6 @@ export type DecodeTransaction = (
  */
 export const pipelineDecode: DecodeTransaction = (boc, context) =>
   decodeTransaction(boc, context, { exoticBodies: "keep" })
-
-// Parsing a BOC hashes every cell; node:crypto's SHA-256 gives the same digests as the library's pure-JS fallback.
-installFastCellHash()
 
 export interface Assembled {
   readonly bundle: MasterchainBundle

@@ -5,6 +5,7 @@
  */
 import { parentPort } from "node:worker_threads"
 import type { RawMasterchainBundle, RawTransaction } from "../source/Upstream.js"
+import { installFastCellHash } from "../ton/fastHash.js"
 import { assembleBundle, decodeTransactions, pipelineDecode, prepare, type Decoded, type Prepared } from "./assemble.js"
 
 export type DecodeRequest =
@@ -32,6 +33,8 @@ const ownBytes = (b: Buffer): Buffer => {
 
 const port = parentPort
 if (port === null) throw new Error("decodeWorker runs only as a worker thread")
+// Each thread has its own copy of @ton/core, so the faster cell code is installed here as on the main thread.
+installFastCellHash()
 
 port.on("message", (req: DecodeRequest) => {
   if (req.op === "bundle") {

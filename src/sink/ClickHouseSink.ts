@@ -5,11 +5,11 @@
  * its rows and its marker; when it fails, no bundle of the batch has a marker it should not have, and partial rows
  * are removed before anything is written again (at start-up and before a retry).
  */
-import { Context, Duration, Effect, Layer, Schedule } from "effect"
-import { ClickHouse, ClickHouseError } from "../clickhouse/ClickHouse.js"
+import { Context, Duration, Effect, Layer, Schedule, SubscriptionRef } from "effect"
+import { ClickHouse, ClickHouseError, reasonOfCode } from "../clickhouse/ClickHouse.js"
 import { INSERT_ORDER, type TableName, visitBundleRows } from "../flatten/bundle.js"
 import { Metrics } from "../ops/Metrics.js"
-import { deleteIncomplete } from "../store/deleteIncomplete.js"
+import { deleteIncomplete } from "./deleteIncomplete.js"
 import type { HashB64, MasterchainBundle } from "../ton/record.js"
 import { Lru } from "../trace/Lru.js"
 import { assignTraceIds, externalParents } from "../trace/traceIds.js"
@@ -29,6 +29,14 @@ export interface WriteResult {
   readonly rows: number
 }
 
+/** What this sink has stored since it started: the highest masterchain seqno complete in ClickHouse, and how many
+ * transactions its own writes added. */
+export interface StoredProgress {
+  /** Highest masterchain seqno the sink stored or found already stored (-1 before the first batch). */
+  readonly top: number
+  readonly transactions: number
+}
+
 export interface SinkOptions {
   /** Masterchain blocks before a batch in which trace parents are looked up (bounds the lookup scan). */
   readonly traceLookback?: number
@@ -44,12 +52,14 @@ export interface SinkShape {
   /** Highest masterchain seqno with a completion marker (-1 when none). */
   readonly lastDone: Effect.Effect<number, ClickHouseError>
   readonly write: (items: ReadonlyArray<SinkItem>, heartbeat: () => Promise<void>) => Effect.Effect<WriteResult, ClickHouseError>
+  /** Published after every successful write: in-process readers wait on its `changes`, never by polling. */
+  readonly stored: SubscriptionRef.SubscriptionRef<StoredProgress>
 }
 
 const LOOKUP_CHUNK = 500
 
 const failed = (what: string) => (cause: unknown) =>
-  new ClickHouseError({ reason: "QueryFailed", message: `${what}: ${(cause as Error)?.message ?? String(cause)}`, cause })
+  new ClickHouseError({ reason: reasonOfCode(cause) ?? "QueryFailed", message: `${what}: ${(cause as Error)?.message ?? String(cause)}`, cause })
 
 export const makeClickHouseSink = (options: SinkOptions = {}) =>
   Effect.gen(function* () {
@@ -57,6 +67,12 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
     const metrics = yield* Metrics
     const lookback = options.traceLookback ?? 10_000
     const cache = new Lru<HashB64, HashB64>(options.traceCacheSize ?? 500_000)
+    const stored = yield* SubscriptionRef.make<StoredProgress>({ top: -1, transactions: 0 })
+    const publish = (r: WriteResult) =>
+      SubscriptionRef.update(stored, (p) => ({
+        top: Math.max(p.top, ...r.stored, ...r.alreadyDone),
+        transactions: p.transactions + r.transactions
+      }))
     // A new generation per process start: rows deleted by `recover` must be insertable again under new tokens.
     const runId = `${Date.now().toString(36)}${process.pid.toString(36)}`
     let attemptCounter = 0
@@ -183,7 +199,8 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
         ),
         Effect.retry(
           Schedule.exponential(Duration.millis(200)).pipe(Schedule.intersect(Schedule.recurs((options.attempts ?? 5) - 1)))
-        )
+        ),
+        Effect.tap(publish)
       )
     }
 
@@ -195,7 +212,8 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
         ch.query<{ s: string | number }>("SELECT toInt64(max(mc_seqno)) AS s, count() AS n FROM mc_blocks_done"),
         (rows) => (rows[0] === undefined || Number((rows[0] as { n?: unknown }).n ?? 0) === 0 ? -1 : Number(rows[0].s))
       ),
-      write
+      write,
+      stored
     } satisfies SinkShape
   })
 

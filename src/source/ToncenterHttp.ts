@@ -9,6 +9,7 @@ import http from "node:http"
 import https from "node:https"
 import type { Readable } from "node:stream"
 import zlib from "node:zlib"
+import { defaultToncenterRps } from "../config.js"
 import type { ToncenterOptions, UpstreamErrorReason } from "./types.js"
 import { retryableReasons, UpstreamError } from "./types.js"
 import {
@@ -143,7 +144,7 @@ export const makeToncenterHttp = (opts: ToncenterOptions): Effect.Effect<Toncent
     const retries = opts.retries ?? 8
     const retryBaseMs = opts.retryBaseMs ?? 250
     const retryMaxMs = opts.retryMaxMs ?? 10_000
-    const rps = opts.rps ?? (opts.apiKey ? 10 : 1)
+    const rps = opts.rps ?? defaultToncenterRps(opts.apiKey)
     const semaphore = yield* Effect.makeSemaphore(Math.max(1, opts.concurrency ?? 4))
     const pace = yield* makePacer(rps)
     const headers: Record<string, string> = { accept: "application/json", "accept-encoding": "gzip, deflate, br" }

@@ -4,9 +4,8 @@
  * Invariant: a bundle is complete or it is an error; transactions are ordered by block (masterchain block first, then
  * shard blocks by (workchain, shard, seqno)) and inside a block by (account, lt), so equal inputs give equal bundles.
  */
-import { type ConfigError, Context, Effect, Layer } from "effect"
-import { ToncenterConfig } from "../config.js"
-import { startFakeToncenter } from "../../tools/fake/server.js"
+import { ConfigError, Context, Effect, Layer, Redacted } from "effect"
+import { settings, ToncenterConfig } from "../config.js"
 import { makeToncenterUpstream } from "./Toncenter.js"
 import type { ToncenterOptions, UpstreamService } from "./types.js"
 
@@ -21,30 +20,25 @@ export type {
 
 export class Upstream extends Context.Tag("Upstream")<Upstream, UpstreamService>() {
   /**
-   * From the TONCENTER_* settings. Without TONCENTER_URL the bundled recorded data is served by an in-process fake
-   * toncenter on a loopback port for the layer's lifetime, so the whole pipeline runs offline.
+   * toncenter from the TONCENTER_* settings; TONCENTER_URL is required here. Which upstream a runnable uses (this
+   * one, or a local stand-in for the offline demo) is decided by the runnables' composition, not by this module.
    */
   static readonly layer: Layer.Layer<Upstream, ConfigError.ConfigError> = Layer.scoped(
     Upstream,
     Effect.gen(function* () {
       const t = yield* ToncenterConfig
-      if (t.url !== undefined) {
-        return yield* makeToncenterUpstream({
-          url: t.url,
-          apiKey: t.apiKey,
-          v3Url: t.v3Url,
-          rps: t.rps,
-          concurrency: t.concurrency,
-          timeoutMs: t.timeoutMs,
-          retries: t.retries
-        })
+      if (t.url === undefined) {
+        return yield* Effect.fail(ConfigError.MissingData([settings.toncenter.url.env], `${settings.toncenter.url.env} is not set`))
       }
-      const fake = yield* Effect.acquireRelease(
-        Effect.promise(() => startFakeToncenter({ chain: { kind: "fixtures" } })),
-        (f) => Effect.promise(() => f.stop())
-      )
-      yield* Effect.logInfo(`no TONCENTER_URL: serving bundled recorded data from ${fake.url}`)
-      return yield* makeToncenterUpstream({ url: fake.url, rps: 0, concurrency: t.concurrency, retries: t.retries })
+      return yield* makeToncenterUpstream({
+        url: t.url,
+        apiKey: t.apiKey === undefined ? undefined : Redacted.value(t.apiKey),
+        v3Url: t.v3Url,
+        rps: t.rps,
+        concurrency: t.concurrency,
+        timeoutMs: t.timeoutMs,
+        retries: t.retries
+      })
     })
   )
 

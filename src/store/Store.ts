@@ -6,7 +6,7 @@
  * process-wide, literal ones side by side when the store is given several connections.
  */
 import type { ClickHouseClient } from "@clickhouse/client"
-import type { AccountCursor, SortOrder, TxStore } from "../api/TxStore.js"
+import type { AccountCursor, SortOrder, TxStore } from "./TxStore.js"
 import type { AccountStateRow } from "../flatten/account_states.js"
 import type { BlockRow } from "../flatten/blocks.js"
 import type { McShardBlockRow } from "../flatten/mc_shard_blocks.js"

@@ -23,6 +23,7 @@ import type {
   TransactionRecord,
   TxDescription
 } from "../ton/record.js"
+import { headerFields } from "../ton/record.js"
 
 /** Rows that contradict each other (a message or body missing for a stored transaction): a storage bug. */
 export class StoreIntegrityError extends Error {
@@ -37,23 +38,7 @@ const must = <A>(value: A | null, what: string): A => {
 export const assembleBlock = (r: BlockRow): BlockRecord => ({
   id: { workchain: r.workchain, shard: r.shard, seqno: r.seqno, root_hash: r.root_hash, file_hash: r.file_hash },
   mc_block_seqno: r.mc_block_seqno,
-  global_id: r.global_id,
-  version: r.version,
-  flags: r.flags,
-  after_merge: r.after_merge,
-  after_split: r.after_split,
-  before_split: r.before_split,
-  want_merge: r.want_merge,
-  want_split: r.want_split,
-  key_block: r.key_block,
-  vert_seqno: r.vert_seqno,
-  validator_list_hash_short: r.validator_list_hash_short,
-  gen_catchain_seqno: r.gen_catchain_seqno,
-  min_ref_mc_seqno: r.min_ref_mc_seqno,
-  prev_key_block_seqno: r.prev_key_block_seqno,
-  gen_utime: r.gen_utime,
-  start_lt: r.start_lt,
-  end_lt: r.end_lt,
+  ...headerFields(r),
   prev_blocks: r.prev_blocks.map((p) => ({
     workchain: p.workchain,
     shard: p.shard,

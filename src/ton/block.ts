@@ -10,7 +10,8 @@ import { Either } from "effect"
 import { rawFromHash } from "./address.js"
 import { errorText, parseBoc, parseBocBytes, serializeBocBase64 } from "./boc.js"
 import { DecodeError } from "./errors.js"
-import type { BlockIdExt, BlockRecord, BocB64, HashB64, Int64String, RawAddress } from "./record.js"
+import type { BlockHeaderFields, BlockIdExt, BlockRecord, BocB64, HashB64, Int64String, RawAddress } from "./record.js"
+import { headerFields } from "./record.js"
 
 export interface ExtBlockRef {
   readonly end_lt: Int64String
@@ -39,7 +40,7 @@ export interface ShardDescription {
   readonly gen_utime: number
 }
 
-export interface BlockHeaderSummary {
+export interface BlockHeaderSummary extends BlockHeaderFields {
   readonly workchain: number
   readonly shard: Int64String
   readonly seqno: number
@@ -47,24 +48,7 @@ export interface BlockHeaderSummary {
   readonly root_hash: HashB64
   /** sha256 of the input bytes: the block's file_hash only when the input is the original block file. */
   readonly file_hash: HashB64
-  readonly global_id: number
-  readonly version: number
-  readonly flags: number
-  readonly after_merge: boolean
-  readonly after_split: boolean
-  readonly before_split: boolean
-  readonly want_merge: boolean
-  readonly want_split: boolean
-  readonly key_block: boolean
   readonly vert_seqno_incr: boolean
-  readonly vert_seqno: number
-  readonly gen_utime: number
-  readonly start_lt: Int64String
-  readonly end_lt: Int64String
-  readonly validator_list_hash_short: number
-  readonly gen_catchain_seqno: number
-  readonly min_ref_mc_seqno: number
-  readonly prev_key_block_seqno: number
   readonly gen_software: { readonly version: number; readonly capabilities: Int64String } | null
   /** The masterchain block a shard block refers to; null for masterchain blocks. */
   readonly master_ref: ExtBlockRef | null
@@ -342,23 +326,7 @@ export const toBlockRecord = (
 ): BlockRecord => ({
   id: { workchain: h.workchain, shard: h.shard, seqno: h.seqno, root_hash: h.root_hash, file_hash },
   mc_block_seqno,
-  global_id: h.global_id,
-  version: h.version,
-  flags: h.flags,
-  after_merge: h.after_merge,
-  after_split: h.after_split,
-  before_split: h.before_split,
-  want_merge: h.want_merge,
-  want_split: h.want_split,
-  key_block: h.key_block,
-  vert_seqno: h.vert_seqno,
-  validator_list_hash_short: h.validator_list_hash_short,
-  gen_catchain_seqno: h.gen_catchain_seqno,
-  min_ref_mc_seqno: h.min_ref_mc_seqno,
-  prev_key_block_seqno: h.prev_key_block_seqno,
-  gen_utime: h.gen_utime,
-  start_lt: h.start_lt,
-  end_lt: h.end_lt,
+  ...headerFields(h),
   prev_blocks: h.prev_blocks.map((p) => ({
     workchain: p.workchain,
     shard: p.shard,

@@ -30,11 +30,8 @@ export interface BlockIdExt extends BlockId {
   readonly file_hash: HashB64
 }
 
-/** A block header as the pipeline knows it (toncenter v2 getBlockHeader plus the committing masterchain block). */
-export interface BlockRecord {
-  readonly id: BlockIdExt
-  /** Seqno of the masterchain block that commits this block (its own seqno for a masterchain block). */
-  readonly mc_block_seqno: number
+/** The fields of a block header every shape of a block carries under toncenter's names (decoded, stored, served). */
+export interface BlockHeaderFields {
   readonly global_id: number
   readonly version: number
   readonly flags: number
@@ -52,6 +49,34 @@ export interface BlockRecord {
   readonly gen_utime: number
   readonly start_lt: Int64String
   readonly end_lt: Int64String
+}
+
+/** The header fields of any block shape, and nothing else (rows and records carry more keys). */
+export const headerFields = (h: BlockHeaderFields): BlockHeaderFields => ({
+  global_id: h.global_id,
+  version: h.version,
+  flags: h.flags,
+  after_merge: h.after_merge,
+  after_split: h.after_split,
+  before_split: h.before_split,
+  want_merge: h.want_merge,
+  want_split: h.want_split,
+  key_block: h.key_block,
+  vert_seqno: h.vert_seqno,
+  validator_list_hash_short: h.validator_list_hash_short,
+  gen_catchain_seqno: h.gen_catchain_seqno,
+  min_ref_mc_seqno: h.min_ref_mc_seqno,
+  prev_key_block_seqno: h.prev_key_block_seqno,
+  gen_utime: h.gen_utime,
+  start_lt: h.start_lt,
+  end_lt: h.end_lt,
+})
+
+/** A block header as the pipeline knows it (toncenter v2 getBlockHeader plus the committing masterchain block). */
+export interface BlockRecord extends BlockHeaderFields {
+  readonly id: BlockIdExt
+  /** Seqno of the masterchain block that commits this block (its own seqno for a masterchain block). */
+  readonly mc_block_seqno: number
   /** Previous blocks (two after a merge). */
   readonly prev_blocks: ReadonlyArray<BlockIdExt>
   /** Number of transactions in this block. */

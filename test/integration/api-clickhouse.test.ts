@@ -20,7 +20,7 @@ import { ClickHouseTxStore } from "../../src/store/Store.js"
 import { decodeTransaction } from "../../src/ton/decode.js"
 import type { BlockIdExt, MasterchainBundle } from "../../src/ton/record.js"
 import { testClickHouse, type TestClickHouse } from "../support/integration.js"
-import { MemoryTxStore } from "../unit/api/memoryStore.js"
+import { MemoryTxStore } from "../../tools/fake/memoryStore.js"
 import { REAL_FIXTURES } from "../unit/api/records.js"
 import { realBlockBundles } from "../unit/store/realBlocks.js"
 

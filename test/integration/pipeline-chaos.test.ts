@@ -14,9 +14,9 @@ import { topicNames } from "../../src/kafka/topics.js"
 import { generateChain } from "../../tools/fake/generate.js"
 import { startLocalKafka, type LocalKafka } from "../../src/infra/kafkaBroker.js"
 import { freePortPair, repoRoot } from "../support/infra.js"
-import { chaosChainOptions } from "../unit/pipeline/support/chaosChain.js"
-import { expectedFrom } from "../unit/pipeline/support/chainUpstream.js"
-import { readStored, type Stored } from "../unit/pipeline/support/stored.js"
+import { chaosChainOptions } from "../support/pipeline/chaosChain.js"
+import { expectedFrom } from "../support/pipeline/chainUpstream.js"
+import { readStored, type Stored } from "../support/pipeline/stored.js"
 
 const SEED = 23
 const MC_BLOCKS = 36
@@ -89,7 +89,7 @@ interface Run {
 }
 
 const startProducer = (r: Run) =>
-  start("producer", "test/unit/pipeline/support/producerChild.ts", {
+  start("producer", "test/support/pipeline/producerChild.ts", {
     KAFKA_BROKERS: r.brokers,
     KAFKA_TOPIC_PREFIX: r.prefix,
     CHAIN_SEED: String(SEED),

@@ -23,8 +23,8 @@ import { Upstream, UpstreamError } from "../../src/source/Upstream.js"
 import { decodeTransaction } from "../../src/ton/decode.js"
 import { Fiber } from "effect"
 import { testClickHouse, testKafka, type TestClickHouse } from "../support/integration.js"
-import { expectedFrom } from "../unit/pipeline/support/chainUpstream.js"
-import { readStored, waitForDone } from "../unit/pipeline/support/stored.js"
+import { expectedFrom } from "../support/pipeline/chainUpstream.js"
+import { readStored, waitForDone } from "../support/pipeline/stored.js"
 
 const readDeadLetters = async (brokers: ReadonlyArray<string>, topic: string, expected: number) => {
   const kafka = new Kafka({ clientId: "dlq-reader", brokers: [...brokers], logLevel: logLevel.NOTHING })

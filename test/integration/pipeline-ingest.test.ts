@@ -16,8 +16,8 @@ import { ClickHouseSink } from "../../src/sink/ClickHouseSink.js"
 import { pipelineDecode } from "../../src/producer/assemble.js"
 import { Upstream, type RawMasterchainBundle as Raw } from "../../src/source/Upstream.js"
 import { testClickHouse, testKafka, type TestClickHouse } from "../support/integration.js"
-import { chainUpstream, expectedFrom } from "../unit/pipeline/support/chainUpstream.js"
-import { readStored, waitForDone } from "../unit/pipeline/support/stored.js"
+import { chainUpstream, expectedFrom } from "../support/pipeline/chainUpstream.js"
+import { readStored, waitForDone } from "../support/pipeline/stored.js"
 
 describe("pipeline: generated chain through Kafka into ClickHouse", () => {
   let ch: TestClickHouse

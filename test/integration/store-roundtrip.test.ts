@@ -1,7 +1,7 @@
 import type { ClickHouseClient } from "@clickhouse/client"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { flattenBundles, INSERT_ORDER, MC_KEYED_TABLES, type TableRows } from "../../src/flatten/index.js"
-import { deleteIncomplete, findIncomplete } from "../../src/store/deleteIncomplete.js"
+import { deleteIncomplete, findIncomplete } from "../../src/sink/deleteIncomplete.js"
 import { ClickHouseTxStore } from "../../src/store/Store.js"
 import type { BlockRecord, MasterchainBundle, TransactionRecord } from "../../src/ton/record.js"
 import { testClickHouse, type TestClickHouse } from "../support/integration.js"

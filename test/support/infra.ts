@@ -4,10 +4,12 @@
 // tests never skip for lack of infrastructure.
 import { existsSync, mkdtempSync, rmSync } from "node:fs"
 import { request } from "node:http"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { repoRoot, startLocalKafka } from "../../src/infra/kafkaBroker.js"
+import { freePortPair } from "../../tools/ports.js"
+
+export { freePortPair }
 
 /** What every integration test file receives through `inject("infra")`. JSON-plain (it crosses processes). */
 export interface TestInfra {
@@ -59,24 +61,6 @@ export const dockerAnswers = (): Promise<boolean> =>
     req.on("error", () => resolvePromise(false))
     req.end()
   })
-
-/** A port p on 127.0.0.1 with p+1 also free (the local broker's controller takes port + 1). */
-export const freePortPair = async (): Promise<number> => {
-  const listen = (port: number) =>
-    new Promise<number | undefined>((resolvePromise) => {
-      const s = createServer()
-      s.once("error", () => resolvePromise(undefined))
-      s.listen({ port, host: "127.0.0.1", exclusive: true }, () => {
-        const got = (s.address() as { port: number }).port
-        s.close(() => resolvePromise(got))
-      })
-    })
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const p = await listen(0)
-    if (p !== undefined && p < 65535 && (await listen(p + 1)) !== undefined) return p
-  }
-  throw new Error("no two consecutive free ports on 127.0.0.1")
-}
 
 const startDocker = async (scratchDir: string): Promise<StartedTestInfra> => {
   const { KafkaContainer } = await import("@testcontainers/kafka")

@@ -6,10 +6,8 @@
 import { Cell } from "@ton/core"
 import { readdirSync, readFileSync } from "node:fs"
 import path from "node:path"
-import { fileURLToPath } from "node:url"
+import { repoRoot } from "../../src/infra/paths.js"
 import type { ChainTx } from "./ChainData.js"
-
-export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 
 export const fixturesDir = (): string => process.env["TON_FIXTURES_DIR"] ?? path.resolve(repoRoot, "test/fixtures/real")
 

@@ -14,7 +14,7 @@ import type { BlockIdExt, BlockRecord } from "../../src/ton/record.js"
 import { blockKey, children, containsAccount, FULL_SHARD, parent, prefixLength, toUnsigned } from "../../src/source/shard.js"
 import type { ChainBlock, ChainData, ChainMasterchain, ChainTx } from "./ChainData.js"
 import { chainFromJson, chainToJson, compareTx, sortBlocks } from "./ChainData.js"
-import { installFastCellHash } from "./fastHash.js"
+import { installFastCellHash } from "../../src/ton/fastHash.js"
 import { loadFixtureGroups } from "./fixtures.js"
 import { buildTransaction, type GenAccount, makeAccount, makeRng, type PendingMessage, type TxKind } from "./txgen.js"
 

@@ -6,23 +6,15 @@
 import { Address, beginCell, Cell, Dictionary, loadMessage, loadTransaction, storeStateInit } from "@ton/core"
 import type { Message } from "@ton/core"
 import { serializeBoc } from "../../src/ton/boc.js"
-import type { BlockIdExt, BlockRecord } from "../../src/ton/record.js"
+import type { BlockRecord } from "../../src/ton/record.js"
+import { renderV2BlockIdExt } from "../../src/ton/v2.js"
 import type { ChainTx } from "./ChainData.js"
-
-export const blockIdJson = (id: BlockIdExt) => ({
-  "@type": "ton.blockIdExt",
-  workchain: id.workchain,
-  shard: id.shard,
-  seqno: id.seqno,
-  root_hash: id.root_hash,
-  file_hash: id.file_hash
-})
 
 export const extra = (): string => `${(Date.now() / 1000 + 10).toFixed(7)}:0:${Math.random()}`
 
 export const blockHeaderJson = (r: BlockRecord) => ({
   "@type": "blocks.header",
-  id: blockIdJson(r.id),
+  id: renderV2BlockIdExt(r.id),
   global_id: r.global_id,
   version: r.version,
   flags: r.flags,
@@ -40,7 +32,7 @@ export const blockHeaderJson = (r: BlockRecord) => ({
   end_lt: r.end_lt,
   gen_utime: r.gen_utime,
   vert_seqno: r.vert_seqno,
-  prev_blocks: r.prev_blocks.map(blockIdJson),
+  prev_blocks: r.prev_blocks.map(renderV2BlockIdExt),
   "@extra": extra()
 })
 

@@ -12,7 +12,8 @@ import type { ChainBlock, ChainData } from "./ChainData.js"
 import { type FaultPlan, type FaultRule, faultFor } from "./faults.js"
 import { type GenerateOptions, generateChain } from "./generate.js"
 import { installFastCellHash } from "../../src/ton/fastHash.js"
-import { blockHeaderJson, blockIdJson, extra, rawTransactionJson } from "./render.js"
+import { renderV2BlockIdExt } from "../../src/ton/v2.js"
+import { blockHeaderJson, extra, rawTransactionJson } from "./render.js"
 
 export type ChainSpec = ChainData | { readonly kind: "fixtures" } | ({ readonly kind: "generated" } & GenerateOptions)
 
@@ -164,19 +165,19 @@ export const startFakeToncenter = async (opts: FakeToncenterOptions): Promise<Fa
       const init = chain.masterchain.get(chain.base)!.block.record.id
       return {
         "@type": "blocks.masterchainInfo",
-        last: blockIdJson(last),
+        last: renderV2BlockIdExt(last),
         state_root_hash: createHash("sha256").update(`state|${last.root_hash}`).digest("base64"),
-        init: blockIdJson(init),
+        init: renderV2BlockIdExt(init),
         "@extra": extra()
       }
     },
-    lookupBlock: (q) => ({ ...blockIdJson(findBlock(q).record.id), "@extra": extra() }),
+    lookupBlock: (q) => ({ ...renderV2BlockIdExt(findBlock(q).record.id), "@extra": extra() }),
     getBlockHeader: (q) => blockHeaderJson(findBlock(q).record),
     shards: (q) => {
       const seqno = intParam(q, "seqno", true)!
       const mc = chain.masterchain.get(seqno)
       if (mc === undefined || seqno > head) throw notApplied(`-1:${FULL_SHARD}:${seqno}`)
-      return { "@type": "blocks.shards", shards: mc.shardTops.map(blockIdJson), "@extra": extra() }
+      return { "@type": "blocks.shards", shards: mc.shardTops.map(renderV2BlockIdExt), "@extra": extra() }
     },
     getBlockTransactionsExt: (q) => {
       const b = findBlock(q)
@@ -200,7 +201,7 @@ export const startFakeToncenter = async (opts: FakeToncenterOptions): Promise<Fa
       const page = all.slice(start, start + count)
       return {
         "@type": "blocks.transactionsExt",
-        id: blockIdJson(b.record.id),
+        id: renderV2BlockIdExt(b.record.id),
         req_count: Math.min(count, 256),
         incomplete: page.length === count,
         transactions: page,

@@ -5,10 +5,9 @@
  */
 import { readdirSync, readFileSync } from "node:fs"
 import path from "node:path"
-import { fileURLToPath } from "node:url"
+import { repoRoot } from "../../src/infra/paths.js"
 import type { GenTx } from "./types.js"
 
-export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 export const defaultFixturesDir = path.resolve(repoRoot, "test/fixtures/real")
 
 interface FixtureTx {

@@ -4,7 +4,7 @@
  * the request it answers.
  */
 import { parentPort } from "node:worker_threads"
-import { installFastCellHash } from "../fake/fastHash.js"
+import { installFastCellHash } from "../../src/ton/fastHash.js"
 import { serializeBoc } from "../../src/ton/boc.js"
 import { Lane } from "./replica.js"
 import type { LaneInit } from "./replica.js"

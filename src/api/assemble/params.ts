@@ -57,10 +57,6 @@ export const parseShard = (name: string, raw: QueryValue): string => {
   return value.toString()
 }
 
-/** Signed 64-bit decimal shard -> upper-case hex of its unsigned value, as ton-index-go prints ShardId. */
-export const shardHex = (signedDecimal: string): string =>
-  BigInt.asUintN(64, BigInt(signedDecimal)).toString(16).toUpperCase()
-
 const HEX64 = /^[0-9a-fA-F]{64}$/
 const B64_44 = /^[A-Za-z0-9+/_-]{43}=$/
 

@@ -5,7 +5,7 @@
  * transactions were returned, as pytonlib's chunked liteserver loop reports it.
  */
 import { invalid } from "../errors.js"
-import type { AccountCursor } from "../TxStore.js"
+import type { AccountCursor } from "../../store/TxStore.js"
 import type { BlockId } from "../../ton/record.js"
 import {
   INT32_MAX,

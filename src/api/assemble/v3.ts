@@ -5,7 +5,7 @@
  * ton-index-go's field order, 64-bit values as strings and the shard as upper-case hex.
  */
 import { invalid } from "../errors.js"
-import type { SortOrder } from "../TxStore.js"
+import type { SortOrder } from "../../store/TxStore.js"
 import type { BlockRecord, TransactionRecord } from "../../ton/record.js"
 import {
   INT32_MAX,
@@ -13,10 +13,10 @@ import {
   INT64_MIN,
   optionalInt,
   requiredInt,
-  shardHex,
   single,
   type QueryValue
 } from "./params.js"
+import { shardHex } from "../../ton/v3.js"
 
 export interface Paging {
   readonly limit: number

@@ -3,7 +3,7 @@
  * browsable docs page. Invariant: none of them needs an API key or counts against a rate limit.
  */
 import type { FastifyPluginAsync } from "fastify"
-import type { TxStore } from "../TxStore.js"
+import type { TxStore } from "../../store/TxStore.js"
 import { DOCS_HTML } from "../openapi.js"
 
 export const systemRoutes: FastifyPluginAsync<{

@@ -17,7 +17,7 @@ import { goJson, pythonJson } from "../../../src/api/json.js"
 import { decodeTransaction } from "../../../src/ton/decode.js"
 import type { AccountStateRecord, BlockIdExt, BlockRecord, TransactionRecord } from "../../../src/ton/record.js"
 import { expectGoldenBody, expectSameBytes } from "./goldenFile.js"
-import { MemoryTxStore } from "./memoryStore.js"
+import { MemoryTxStore } from "../../../tools/fake/memoryStore.js"
 import { REAL_FIXTURES, blockFromSummary, readTxsJson, shardTopsFromSummary, txFromSummary } from "./records.js"
 import { appFor, fixedClock } from "./world.js"
 

@@ -7,12 +7,12 @@ import {
   parseLt,
   parseShard,
   requiredInt,
-  shardHex,
   single,
   INT32_MAX,
   INT32_MIN
 } from "../../../src/api/assemble/params.js"
 import { parseJsonExact } from "../../../src/api/assemble/jsonBody.js"
+import { shardHex } from "../../../src/ton/v3.js"
 
 const rejects = (f: () => unknown, fragment: string) => {
   try {

@@ -7,7 +7,7 @@ import { buildApp, type ApiAppConfig } from "../../../src/api/app.js"
 import type { Renderers } from "../../../src/api/render.js"
 import type { Clock } from "../../../src/api/handlers.js"
 import type { BlockRecord } from "../../../src/ton/record.js"
-import { MemoryTxStore } from "./memoryStore.js"
+import { MemoryTxStore } from "../../../tools/fake/memoryStore.js"
 import { blockFromSummary, readTxsJson, txFromSummary } from "./records.js"
 
 export const BIG_MC = 34606336

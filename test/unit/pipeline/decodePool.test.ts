@@ -7,7 +7,7 @@ import { generateChain } from "../../../tools/fake/generate.js"
 import { assembleBundle, pipelineDecode, prepare, type Prepared } from "../../../src/producer/assemble.js"
 import { DecodePoolError, makeDecodePool, type DecodePoolOptions } from "../../../src/producer/DecodePool.js"
 import type { RawMasterchainBundle } from "../../../src/source/Upstream.js"
-import { rawBundle } from "./support/chainUpstream.js"
+import { rawBundle } from "../../support/pipeline/chainUpstream.js"
 
 const chain = generateChain({
   seed: 11,

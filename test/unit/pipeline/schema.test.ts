@@ -7,7 +7,7 @@ import { fixturesChain } from "../../../tools/fake/server.js"
 import { assembleBundle, blockDeadLetter } from "../../../src/producer/assemble.js"
 import { decodeTransaction } from "../../../src/ton/decode.js"
 import { repoRoot } from "../../../src/infra/kafkaBroker.js"
-import { rawBundle } from "./support/chainUpstream.js"
+import { rawBundle } from "../../support/pipeline/chainUpstream.js"
 
 type Schema = Record<string, any>
 

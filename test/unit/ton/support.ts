@@ -6,8 +6,8 @@ import fs from "node:fs"
 import path from "node:path"
 import { fileURLToPath } from "node:url"
 import { Either } from "effect"
-import { expect } from "vitest"
 import type { DecodeError } from "../../../src/ton/errors.js"
+import { expectGoldenText } from "../../support/golden.js"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 export const REAL = path.resolve(here, "../../fixtures/real")
@@ -31,20 +31,8 @@ export const err = <A>(e: Either.Either<A, DecodeError>): DecodeError => {
  * Compares `actual` with the committed golden file byte for byte (2-space JSON). With UPDATE_GOLDEN=1 a missing or
  * different file is (re)written instead; otherwise a mismatch leaves `<name>.actual.json` for review.
  */
-export const expectGolden = (name: string, actual: unknown): void => {
-  const file = path.join(GOLDEN, `${name}.json`)
-  const text = JSON.stringify(actual, null, 2) + "\n"
-  const actualFile = path.join(GOLDEN, `${name}.actual.json`)
-  if (process.env.UPDATE_GOLDEN === "1") {
-    fs.writeFileSync(file, text)
-    if (fs.existsSync(actualFile)) fs.unlinkSync(actualFile)
-    return
-  }
-  const expected = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : null
-  if (expected !== text) fs.writeFileSync(actualFile, text)
-  else if (fs.existsSync(actualFile)) fs.unlinkSync(actualFile)
-  expect(expected, `golden ${name}.json differs (see ${name}.actual.json)`).toBe(text)
-}
+export const expectGolden = (name: string, actual: unknown): void =>
+  expectGoldenText(GOLDEN, name, JSON.stringify(actual, null, 2) + "\n")
 
 /** Single-quoted YAML scalars of the recorded HTTP cassettes: folded line breaks become spaces, '' becomes '. */
 export const yamlResponseBodies = (yaml: string): Array<string> => {

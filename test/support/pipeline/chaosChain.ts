@@ -1,5 +1,5 @@
 // The chain of the kill tests, shared by the test and its child processes (same options => same chain).
-import type { GenerateOptions } from "../../../../tools/fake/generate.js"
+import type { GenerateOptions } from "../../../tools/fake/generate.js"
 
 export const chaosChainOptions = (seed: number, mcBlocks: number): GenerateOptions => ({
   seed,

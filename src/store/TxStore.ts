@@ -1,7 +1,8 @@
 /**
- * The read port the API is written against: every query the HTTP layer may issue, one method each.
- * Invariant: implementations only expose data of masterchain blocks that are completely ingested, so a
- * block visible here never changes again (which is what lets the API mark such responses immutable).
+ * The read port the API is written against, one method per query the HTTP layer may issue. It lives with the store:
+ * api depends on it and store never imports api. Invariant: implementations only expose data of masterchain blocks
+ * that are completely ingested, so a block visible here never changes again (which lets the API mark such responses
+ * immutable).
  */
 import type { AccountStateRecord, BlockId, BlockIdExt, BlockRecord, TransactionRecord } from "../ton/record.js"
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest"
-import { Arranger } from "../../../tools/gen/arrange.js"
-import { Rng } from "../../../tools/gen/rng.js"
-import type { GenBundle, GenTx } from "../../../tools/gen/types.js"
-import { blockKey, compareBlockIds } from "../../../src/source/shard.js"
+import { Arranger } from "../../../../tools/gen/arrange.js"
+import { Rng } from "../../../../tools/gen/rng.js"
+import type { GenBundle, GenTx } from "../../../../tools/gen/types.js"
+import { blockKey, compareBlockIds } from "../../../../src/source/shard.js"
 
 // A synthetic lt-ordered stream: arrangement does not look inside BOCs, so placeholders keep this test fast.
 const stream = (n: number, seed: string): Array<GenTx> => {

@@ -2,13 +2,13 @@
 // bundle (so a kill lands mid-stream). Configured by env: KAFKA_BROKERS, KAFKA_TOPIC_PREFIX, CHAIN_SEED, CHAIN_MC,
 // DELAY_MS. Exits 0 after publishing the whole chain; prints one line per Kafka transaction it saw committed.
 import { Effect, Layer } from "effect"
-import { generateChain } from "../../../../tools/fake/generate.js"
-import { KafkaClient } from "../../../../src/kafka/KafkaClient.js"
-import { Health } from "../../../../src/ops/Health.js"
-import { Metrics } from "../../../../src/ops/Metrics.js"
-import { runProducer } from "../../../../src/producer/Producer.js"
-import { Upstream } from "../../../../src/source/Upstream.js"
-import { pipelineDecode } from "../../../../src/producer/assemble.js"
+import { generateChain } from "../../../tools/fake/generate.js"
+import { KafkaClient } from "../../../src/kafka/KafkaClient.js"
+import { Health } from "../../../src/ops/Health.js"
+import { Metrics } from "../../../src/ops/Metrics.js"
+import { runProducer } from "../../../src/producer/Producer.js"
+import { Upstream } from "../../../src/source/Upstream.js"
+import { pipelineDecode } from "../../../src/producer/assemble.js"
 import { chainUpstream } from "./chainUpstream.js"
 import { chaosChainOptions } from "./chaosChain.js"
 

@@ -3,14 +3,14 @@
  * ClickHouse store (done-marker visibility, (lt, account) and (account, lt) orders, exclusive cursor).
  * Invariant: only bundles added as done are visible, exactly like mc_blocks_done gates the real store.
  */
-import type { AccountCursor, SortOrder, TxStore } from "../../../src/api/TxStore.js"
+import type { AccountCursor, SortOrder, TxStore } from "../../src/store/TxStore.js"
 import type {
   AccountStateRecord,
   BlockId,
   BlockIdExt,
   BlockRecord,
   TransactionRecord
-} from "../../../src/ton/record.js"
+} from "../../src/ton/record.js"
 
 export interface MemoryBundle {
   readonly mc: BlockRecord

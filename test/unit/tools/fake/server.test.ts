@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs"
 import path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { faultFor, parseFaultPlan } from "../../../tools/fake/faults.js"
-import { fixturesDir } from "../../../tools/fake/fixtures.js"
-import { type FakeToncenter, startFakeToncenter } from "../../../tools/fake/server.js"
+import { faultFor, parseFaultPlan } from "../../../../tools/fake/faults.js"
+import { fixturesDir } from "../../../../tools/fake/fixtures.js"
+import { type FakeToncenter, startFakeToncenter } from "../../../../tools/fake/server.js"
 
 /** v2 query string for a block id (and any extra parameters). */
 const q = (id: { workchain: number; shard: string; seqno: number }, extra: Record<string, string> = {}) =>

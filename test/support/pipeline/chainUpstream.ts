@@ -1,8 +1,8 @@
 // An in-process Upstream over a generated chain, and expectations derived from the chain, for pipeline tests that
 // do not need the HTTP layer. The chain is the truth: block ids and transaction hashes come from it, not from us.
 import { Effect } from "effect"
-import type { ChainData } from "../../../../tools/fake/ChainData.js"
-import { UpstreamError, type RawMasterchainBundle, type UpstreamService } from "../../../../src/source/Upstream.js"
+import type { ChainData } from "../../../tools/fake/ChainData.js"
+import { UpstreamError, type RawMasterchainBundle, type UpstreamService } from "../../../src/source/Upstream.js"
 
 export const rawBundle = (chain: ChainData, seqno: number): RawMasterchainBundle | undefined => {
   const mc = chain.masterchain.get(seqno)

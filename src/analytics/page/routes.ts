@@ -5,8 +5,8 @@
  */
 import type { ClickHouseClient } from "@clickhouse/client"
 import type { FastifyPluginAsync } from "fastify"
-import { readOverview } from "../../analytics/overview.js"
-import { OVERVIEW_HTML } from "./page.js"
+import { readOverview } from "../overview.js"
+import { OVERVIEW_HTML } from "./html.js"
 
 export interface OverviewPluginOptions {
   readonly client: ClickHouseClient

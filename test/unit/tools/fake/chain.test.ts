@@ -1,8 +1,8 @@
 import { Cell, Dictionary, loadTransaction } from "@ton/core"
 import { beforeAll, describe, expect, it } from "vitest"
-import { type ChainData, chainStats, chainToJson, compareTx } from "../../../tools/fake/ChainData.js"
-import { buildChain, forgetGeneratedChains, generateChain } from "../../../tools/fake/generate.js"
-import { prefixLength } from "../../../src/source/shard.js"
+import { type ChainData, chainStats, chainToJson, compareTx } from "../../../../tools/fake/ChainData.js"
+import { buildChain, forgetGeneratedChains, generateChain } from "../../../../tools/fake/generate.js"
+import { prefixLength } from "../../../../src/source/shard.js"
 
 const opts = { seed: 11, mcBlocks: 20, txPerBlock: 6, maxShards: 8, splitChance: 0.35, mergeChance: 0.3 }
 

@@ -1,16 +1,16 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import path from "node:path"
 import { fileURLToPath } from "node:url"
 import { Cell, loadTransaction } from "@ton/core"
 import type { Transaction } from "@ton/core"
 import { WalletContractV3R2, WalletContractV4, WalletContractV5R1 } from "@ton/ton"
 import { beforeAll, describe, expect, it } from "vitest"
-import { installFastCellHash } from "../../../tools/fake/fastHash.js"
-import { OP } from "../../../tools/gen/contracts.js"
-import { Deriver } from "../../../tools/gen/derive.js"
-import { runWorld } from "../../../tools/gen/world.js"
-import type { WorldResult } from "../../../tools/gen/world.js"
-import { serializeBoc } from "../../../src/ton/boc.js"
+import { expectGoldenText } from "../../../support/golden.js"
+import { installFastCellHash } from "../../../../src/ton/fastHash.js"
+import { OP } from "../../../../tools/gen/contracts.js"
+import { Deriver } from "../../../../tools/gen/derive.js"
+import { runWorld } from "../../../../tools/gen/world.js"
+import type { WorldResult } from "../../../../tools/gen/world.js"
+import { serializeBoc } from "../../../../src/ton/boc.js"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 
@@ -92,18 +92,13 @@ describe("emulated world", () => {
   }, 600_000)
 
   it("matches the golden hashes of the seed (emulator or script changes show up here)", () => {
-    const golden = path.join(here, "golden", "world-unit-1.json")
     const actual = {
       txs: world.txs.length,
       actions: world.actions,
       first: world.txs.slice(0, 12).map((t) => t.cell.hash().toString("base64")),
       last: world.txs.slice(-4).map((t) => t.cell.hash().toString("base64"))
     }
-    const expected = existsSync(golden) ? (JSON.parse(readFileSync(golden, "utf8")) as unknown) : null
-    if (JSON.stringify(expected) !== JSON.stringify(actual)) {
-      writeFileSync(golden.replace(/\.json$/, ".actual.json"), JSON.stringify(actual, null, 2) + "\n")
-    }
-    expect(actual).toEqual(expected)
+    expectGoldenText(path.join(here, "golden"), "world-unit-1", JSON.stringify(actual, null, 2) + "\n")
   })
 })
 
