@@ -5,7 +5,7 @@
  * a block the previous masterchain block already committed; output order depends only on the chain, never on timing.
  */
 import { Address } from "@ton/core"
-import { Duration, Effect, Schedule } from "effect"
+import { Cause, Deferred, Duration, Effect, Exit, FiberId, Schedule } from "effect"
 import type { AccountStateRecord, AccountStatus, BlockIdExt, BlockRecord } from "../ton/record.js"
 import type { BlockHeaderJson, BlockIdExtJson, BlockTransactionJson } from "./schemas.js"
 import { int64ToString } from "./schemas.js"
@@ -68,7 +68,10 @@ export const normalizeAccount = (tx: BlockTransactionJson): string | undefined =
   return undefined
 }
 
-/** A small insertion-ordered LRU: a shard block header is needed by the walks of neighbouring masterchain blocks. */
+/**
+ * A small insertion-ordered LRU: a shard block header is needed by the walks of neighbouring masterchain blocks, and a
+ * masterchain block's shard tops by its own bundle and by the next one's.
+ */
 class Lru<V> {
   private readonly map = new Map<string, V>()
   constructor(private readonly capacity: number) {}
@@ -85,23 +88,51 @@ class Lru<V> {
     this.map.set(key, v)
     if (this.map.size > this.capacity) this.map.delete(this.map.keys().next().value as string)
   }
+  delete(key: string, v: V): void {
+    if (this.map.get(key) === v) this.map.delete(key)
+  }
 }
 
-const cachedBy = <A, E>(cache: Lru<A>, key: string, eff: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+/**
+ * One request per key: callers asking while it is in flight wait for the same answer (bundles are fetched several at
+ * a time, and neighbours ask for the same shard tops and headers), later callers get it from the cache. A failure is
+ * not kept: the next caller asks again; callers of an interrupted request ask again themselves.
+ */
+const sharedBy = <A>(
+  cache: Lru<Deferred.Deferred<A, UpstreamError>>,
+  key: string,
+  eff: Effect.Effect<A, UpstreamError>
+): Effect.Effect<A, UpstreamError> =>
   Effect.suspend(() => {
     const hit = cache.get(key)
-    return hit !== undefined ? Effect.succeed(hit) : Effect.tap(eff, (v) => Effect.sync(() => cache.set(key, v)))
+    if (hit !== undefined) {
+      return Deferred.await(hit).pipe(
+        Effect.catchAllCause((cause) =>
+          Cause.isInterruptedOnly(cause) ? sharedBy(cache, key, eff) : Effect.failCause(cause)
+        )
+      )
+    }
+    const d = Deferred.unsafeMake<A, UpstreamError>(FiberId.none)
+    cache.set(key, d)
+    return eff.pipe(
+      Effect.onExit((exit) =>
+        Effect.zipRight(
+          Exit.isSuccess(exit) ? Effect.void : Effect.sync(() => cache.delete(key, d)),
+          Deferred.done(d, exit)
+        )
+      )
+    )
   })
 
 const statusOf = (s: string | null | undefined): AccountStatus | null =>
   s === "active" || s === "uninit" || s === "frozen" || s === "nonexist" ? s : null
 
 export const makeBundleReader = (http: ToncenterHttp, opts: { readonly pageSize: number; readonly v3: boolean }) => {
-  const headers = new Lru<BlockHeaderJson>(4096)
-  const shardsCache = new Lru<ReadonlyArray<BlockIdExt>>(64)
+  const headers = new Lru<Deferred.Deferred<BlockHeaderJson, UpstreamError>>(4096)
+  const shardsCache = new Lru<Deferred.Deferred<ReadonlyArray<BlockIdExt>, UpstreamError>>(64)
 
   const header = (ref: BlockRef) =>
-    cachedBy(headers, `${blockKey(ref)}:${ref.root_hash ?? ""}`, http.blockHeader(ref)).pipe(
+    sharedBy(headers, `${blockKey(ref)}:${ref.root_hash ?? ""}`, http.blockHeader(ref)).pipe(
       Effect.filterOrFail(
         (h) => ref.root_hash === undefined || h.id.root_hash === ref.root_hash,
         (h) =>
@@ -113,7 +144,7 @@ export const makeBundleReader = (http: ToncenterHttp, opts: { readonly pageSize:
     )
 
   const shardTops = (mcSeqno: number) =>
-    cachedBy(
+    sharedBy(
       shardsCache,
       String(mcSeqno),
       Effect.map(http.shards(mcSeqno), (r) => r.shards.map(toBlockIdExt))
@@ -245,7 +276,9 @@ const cmpLt = (a: string, b: string): number => {
 export const makeToncenterUpstream = (opts: ToncenterOptions): Effect.Effect<UpstreamService> =>
   Effect.gen(function* () {
     const http = yield* makeToncenterHttp(opts)
-    const pageSize = Math.min(256, Math.max(1, opts.pageSize ?? 256))
+    // toncenter's C++ server takes up to 10000 per request (the Python one any count, paging the liteserver by 256
+    // itself): one request per block for all but the rarest blocks
+    const pageSize = Math.min(10_000, Math.max(1, opts.pageSize ?? 1024))
     const reader = makeBundleReader(http, { pageSize, v3: opts.v3Url !== undefined && opts.v3Url !== "" })
     let knownHead = -1
     // toncenter balances over several liteservers, so a block at or below a head already seen can still be missing

@@ -34,6 +34,7 @@ export class Upstream extends Context.Tag("Upstream")<Upstream, UpstreamService>
           apiKey: t.apiKey,
           v3Url: t.v3Url,
           rps: t.rps,
+          endpoints: t.endpoints,
           concurrency: t.concurrency,
           timeoutMs: t.timeoutMs,
           retries: t.retries
