@@ -5,7 +5,8 @@
 // second, toncenter requests per masterchain block by method (and how many were refused with 429), and the latency
 // from a block appearing upstream to the first 200 answer of /api/v3/masterchainBlockShardState for it (median, p99).
 // Usage: npx tsx bench/follow.ts [--blocks 60] [--interval-ms 400] [--shards 4] [--rps 10] [--tx-per-block 4]
-//   [--batch-ms 1000] [--grace-s 120] [--repo <checkout whose exporter runs; default this one>]
+//   [--batch-ms 1000] [--grace-s 120] [--v3-blocks] [--repo <checkout whose exporter runs; default this one>]
+// --v3-blocks reads block headers from the fake's v3 /blocks (TONCENTER_V3_BLOCKS_URL) instead of getBlockHeader.
 // Numbers are printed, never asserted.
 import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -26,6 +27,7 @@ const { values: args } = parseArgs({
     "tx-per-block": { type: "string", default: "4" },
     "batch-ms": { type: "string", default: "1000" },
     "grace-s": { type: "string", default: "120" },
+    "v3-blocks": { type: "boolean", default: false },
     repo: { type: "string", default: repoRoot }
   }
 })
@@ -82,6 +84,7 @@ const main = async () => {
       TONCENTER_URL: fake.url,
       TONCENTER_API_KEY: apiKey,
       TONCENTER_RPS: String(rps),
+      ...(args["v3-blocks"] ? { TONCENTER_V3_BLOCKS_URL: fake.url } : {}),
       PRODUCER_MODE: "follow",
       CLICKHOUSE_DATA_DIR: join(scratch, "chdb"),
       CONSUMER_BATCH_MS: args["batch-ms"]!,
@@ -132,7 +135,8 @@ const main = async () => {
       .join(", ")
     const out = process.stdout
     out.write(`chain: ${shards} shards, ${(shardBlocks / n).toFixed(2)} new shard blocks per mc block, `)
-    out.write(`one mc block every ${intervalMs} ms; TONCENTER_RPS=${rps}; exporter from ${repo}\n`)
+    out.write(`one mc block every ${intervalMs} ms; TONCENTER_RPS=${rps}`)
+    out.write(`${args["v3-blocks"] ? ", headers from v3 /blocks" : ""}; exporter from ${repo}\n`)
     out.write(
       `served ${n}/${blocks} mc blocks; sustained ${(n / elapsed).toFixed(2)} mc blocks/s ` +
         `(revealed ${(1000 / intervalMs).toFixed(2)}/s)\n`

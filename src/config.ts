@@ -36,6 +36,8 @@ export interface ToncenterSettings {
   /** Undefined: derived from `url` by the upstream adapter. */
   readonly v3Url: string | undefined
   readonly rps: number
+  /** v3 base to read block headers from (one request per masterchain block); undefined: v2 getBlockHeader. */
+  readonly v3BlocksUrl: string | undefined
   /** Further v2 endpoints, each with its own key and rate (default: 10 with a key, 1 without). */
   readonly endpoints: ReadonlyArray<ToncenterEndpointSetting>
   readonly concurrency: number
@@ -220,6 +222,12 @@ export const settings = {
     url: setting("TONCENTER_URL", "", "toncenter base URL; empty serves bundled recorded data locally", httpUrl),
     apiKey: setting("TONCENTER_API_KEY", "", "toncenter API key", optionalText),
     v3Url: setting("TONCENTER_V3_URL", "", "toncenter v3 base URL for optional enrichment (account states, code hashes); empty = no enrichment", httpUrl),
+    v3BlocksUrl: setting(
+      "TONCENTER_V3_BLOCKS_URL",
+      "",
+      "toncenter v3 base URL to read block headers from, one /blocks request per masterchain block instead of one getBlockHeader per block; empty = v2 headers",
+      httpUrl
+    ),
     rps: setting(
       "TONCENTER_RPS",
       "",
@@ -349,6 +357,7 @@ const assemble = (get: <A>(s: Setting<A>) => A): AppConfig => {
       url: get(settings.toncenter.url),
       apiKey,
       v3Url: get(settings.toncenter.v3Url),
+      v3BlocksUrl: get(settings.toncenter.v3BlocksUrl),
       rps: get(settings.toncenter.rps) ?? (apiKey === undefined ? 1 : 10),
       endpoints: get(settings.toncenter.endpoints),
       concurrency: get(settings.toncenter.concurrency),

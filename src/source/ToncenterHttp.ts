@@ -19,7 +19,8 @@ import {
   Envelope,
   MasterchainInfoJson,
   ShardsJson,
-  V3AccountStatesJson
+  V3AccountStatesJson,
+  V3BlocksJson
 } from "./schemas.js"
 
 export type QueryValue = string | number | ReadonlyArray<string> | undefined
@@ -43,6 +44,11 @@ export interface ToncenterHttp {
     page: { readonly count: number; readonly afterLt?: string | undefined; readonly afterHash?: string | undefined }
   ) => Effect.Effect<BlockTransactionsExtJson, UpstreamError>
   readonly accountStates: (addresses: ReadonlyArray<string>) => Effect.Effect<V3AccountStatesJson, UpstreamError>
+  /** v3 `/blocks` of one masterchain seqno: the blocks it commits and itself, one page. */
+  readonly blocksV3: (
+    mcSeqno: number,
+    page: { readonly limit: number; readonly offset: number }
+  ) => Effect.Effect<V3BlocksJson, UpstreamError>
 }
 
 const v2Base = (url: string): string => {
@@ -205,6 +211,7 @@ export const pickEndpoint = <
 export const makeToncenterHttp = (opts: ToncenterOptions): Effect.Effect<ToncenterHttp> =>
   Effect.gen(function* () {
     const base3 = opts.v3Url ? v3Base(opts.v3Url) : undefined
+    const baseBlocks = opts.v3BlocksUrl ? v3Base(opts.v3BlocksUrl) : undefined
     const timeoutMs = opts.timeoutMs ?? 15_000
     const retries = opts.retries ?? 8
     const retryBaseMs = opts.retryBaseMs ?? 250
@@ -314,9 +321,14 @@ export const makeToncenterHttp = (opts: ToncenterOptions): Effect.Effect<Toncent
       return attempt.pipe(Effect.tapError(logAttempt), Effect.retry(retryPolicy), Effect.withSpan(`toncenter.${method}`))
     }
 
-    const v3 = <A, I>(method: string, query: Query, schema: Schema.Schema<A, I>): Effect.Effect<A, UpstreamError> => {
-      if (base3 === undefined) return Effect.die(new Error("v3 is not configured"))
-      const url = buildUrl(base3, method, query)
+    const v3 = <A, I>(
+      base: string | undefined,
+      method: string,
+      query: Query,
+      schema: Schema.Schema<A, I>
+    ): Effect.Effect<A, UpstreamError> => {
+      if (base === undefined) return Effect.die(new Error(`v3 ${method} is not configured`))
+      const url = buildUrl(base, method, query)
       const decode = Schema.decodeUnknown(schema)
       // v3 shares the first endpoint's key, and so its rate
       return send(primary, url).pipe(
@@ -350,6 +362,8 @@ export const makeToncenterHttp = (opts: ToncenterOptions): Effect.Effect<Toncent
           BlockTransactionsExtJson
         ),
       accountStates: (addresses) =>
-        v3("accountStates", { address: addresses, include_boc: "false", limit: addresses.length }, V3AccountStatesJson)
+        v3(base3, "accountStates", { address: addresses, include_boc: "false", limit: addresses.length }, V3AccountStatesJson),
+      blocksV3: (mcSeqno, page) =>
+        v3(baseBlocks, "blocks", { mc_seqno: mcSeqno, limit: page.limit, offset: page.offset }, V3BlocksJson)
     } satisfies ToncenterHttp
   })

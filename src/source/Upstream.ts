@@ -33,6 +33,7 @@ export class Upstream extends Context.Tag("Upstream")<Upstream, UpstreamService>
           url: t.url,
           apiKey: t.apiKey,
           v3Url: t.v3Url,
+          v3BlocksUrl: t.v3BlocksUrl,
           rps: t.rps,
           endpoints: t.endpoints,
           concurrency: t.concurrency,

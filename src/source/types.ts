@@ -63,6 +63,11 @@ export interface ToncenterOptions {
   readonly apiKey?: string | undefined
   /** v3 base; account-state enrichment runs only when it is set. */
   readonly v3Url?: string | undefined
+  /**
+   * v3 base to read block headers from: `/blocks` once per masterchain block instead of v2 getBlockHeader once per
+   * block. Sent with the first endpoint's key, at its rate.
+   */
+  readonly v3BlocksUrl?: string | undefined
   readonly rps?: number | undefined
   /** More v2 endpoints beside `url`; v2 requests spread over all of them, each paced by its own rate. */
   readonly endpoints?: ReadonlyArray<ToncenterEndpoint> | undefined

@@ -1,7 +1,7 @@
 /**
- * A local stand-in for toncenter: serves the v2 endpoints the source uses (and v3 account states) from a ChainData,
- * in toncenter's JSON shapes and error envelopes, with scripted faults, toncenter's limits (a per-key rate answered
- * with 429, at most 10000 transactions per page) and a head that can advance on a clock, recording when each
+ * A local stand-in for toncenter: serves the v2 endpoints the source uses (and v3 blocks and account states) from a
+ * ChainData, in toncenter's JSON shapes and error envelopes, with scripted faults, toncenter's limits (a per-key rate
+ * answered with 429, at most 10000 transactions per page) and a head that can advance on a clock, recording when each
  * masterchain block appeared. Invariant: only blocks committed by a revealed masterchain block exist for clients;
  * everything served about a block is derived from the same ChainData the tests use as truth. Listens on 127.0.0.1.
  */
@@ -14,6 +14,7 @@ import { type FaultPlan, type FaultRule, faultFor } from "./faults.js"
 import { type GenerateOptions, generateChain } from "./generate.js"
 import { installFastCellHash } from "../../src/ton/fastHash.js"
 import { blockHeaderJson, blockIdJson, extra, rawTransactionJson } from "./render.js"
+import { renderV3Block } from "../../src/api/assemble/v3.js"
 
 export type ChainSpec = ChainData | { readonly kind: "fixtures" } | ({ readonly kind: "generated" } & GenerateOptions)
 
@@ -247,6 +248,16 @@ export const startFakeToncenter = async (opts: FakeToncenterOptions): Promise<Fa
   }
 
   const v3: Record<string, (q: URLSearchParams) => unknown> = {
+    // the blocks a masterchain seqno commits, itself included, as ton-index-go filters on mc_block_seqno
+    blocks: (q) => {
+      const mcSeqno = Number(q.get("mc_seqno") ?? NaN)
+      if (!Number.isInteger(mcSeqno)) throw new HttpError(422, "mc_seqno is required here")
+      const limit = Math.min(1000, Number(q.get("limit") ?? 10))
+      const offset = Number(q.get("offset") ?? 0)
+      const mc = chain.masterchain.get(mcSeqno)
+      const all = mc === undefined || mcSeqno > head ? [] : [mc.block, ...mc.shardBlocks]
+      return { blocks: all.slice(offset, offset + limit).map((b) => renderV3Block(b.record)) }
+    },
     accountStates: (q) => {
       const addresses = q.getAll("address")
       const digest = (s: string) => createHash("sha256").update(s).digest("base64")

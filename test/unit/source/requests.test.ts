@@ -51,6 +51,55 @@ describe("requests per masterchain block", { timeout: 180_000 }, () => {
   })
 })
 
+describe("block headers from toncenter v3", { timeout: 180_000 }, () => {
+  let fake: FakeToncenter
+  beforeAll(async () => {
+    fake = await startFakeToncenter({
+      chain: { kind: "generated", seed: 14, mcBlocks: 24, txPerBlock: 2, maxShards: 8, splitChance: 0.3, mergeChance: 0.25 }
+    })
+  }, 300_000)
+  afterAll(() => fake.stop())
+
+  it("gives the same bundles as v2 headers, one /blocks request per masterchain block and no getBlockHeader", async () => {
+    const { first, last } = fake.chain
+    const viaV2 = await fetchAll(await upstream({ url: fake.url, rps: 0 }), first, last, 4)
+    fake.clearRequests()
+    const up = await upstream({ url: fake.url, v3BlocksUrl: fake.url, rps: 0 })
+    // one after the other, as the follow mode meets them
+    const viaV3 = []
+    for (let s = first; s <= last; s++) viaV3.push(await Effect.runPromise(up.bundle(s)))
+    expect(JSON.stringify(viaV3)).toBe(JSON.stringify(viaV2))
+    const counts = fake.requestCounts()
+    expect(counts["getBlockHeader"]).toBeUndefined()
+    // each masterchain block's, and the one before the first (its masterchain block id and tops)
+    expect(counts["v3/blocks"]!.all).toBe(last - first + 2)
+    const reshaped = viaV3.filter((b) => b.shard_blocks.some((x) => x.after_split || x.after_merge || x.before_split))
+    expect(reshaped.length).toBeGreaterThan(2)
+    expect(counts["shards"]!.all).toBe(1 + reshaped.length)
+    const withTxs = viaV3.reduce((a, b) => a + [b.mc_block, ...b.shard_blocks].filter((x) => x.tx_count > 0).length, 0)
+    expect(counts["getBlockTransactionsExt"]!.all).toBe(withTxs)
+  })
+
+  it("gives the same bundles several at a time, and waits for blocks v3 has not indexed yet", async () => {
+    const { first, last } = fake.chain
+    const viaV2 = await fetchAll(await upstream({ url: fake.url, rps: 0 }), first, last, 4)
+    const viaV3 = await fetchAll(await upstream({ url: fake.url, v3BlocksUrl: fake.url, rps: 0 }), first, last, 8)
+    expect(JSON.stringify(viaV3)).toBe(JSON.stringify(viaV2))
+    const lagging = await startFakeToncenter({ chain: fake.chain, reveal: { initial: first - fake.chain.base + 1 } })
+    try {
+      const up = await upstream({ url: lagging.url, v3BlocksUrl: lagging.url, rps: 0, retries: 0 })
+      const r = await Effect.runPromise(Effect.either(up.bundle(lagging.head() + 1)))
+      expect(r._tag === "Left" && r.left.reason).toBe("not_found")
+      lagging.advance(1)
+      expect(JSON.stringify(await Effect.runPromise(up.bundle(lagging.head())))).toBe(
+        JSON.stringify(viaV2.find((b) => b.mc_seqno === lagging.head()))
+      )
+    } finally {
+      await lagging.stop()
+    }
+  })
+})
+
 describe("several toncenter endpoints", { timeout: 180_000 }, () => {
   let a: FakeToncenter
   let b: FakeToncenter
