@@ -98,7 +98,7 @@ const main = async () => {
     // The job starts at the head: once it serves it, the clock starts revealing one block per interval.
     const t0 = now()
     while (!(await served(apiPort, fake.head()))) {
-      if (now() - t0 > 180_000) throw new Error("the job did not serve the first block within 180 s")
+      if (now() - t0 > 600_000) throw new Error("the job did not serve the first block within 600 s")
       await sleep(50)
     }
     const first = fake.head() + 1

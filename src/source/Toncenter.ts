@@ -354,8 +354,9 @@ export const makeBundleReader = (
         for (const p of b.prev_blocks) {
           const id = known.get(blockKey({ workchain: p.workchain, shard: toSigned(BigInt("0x" + p.shard)), seqno: p.seqno }))
           if (id === undefined) {
+            // the index is still filling in this masterchain block: asking again later is the remedy
             const message = `v3 block ${blockKey(v3Id(b))} of ${mcSeqno} names prev ${p.workchain}:${p.shard}:${p.seqno}, not known`
-            return yield* new UpstreamError({ reason: "malformed", message })
+            return yield* new UpstreamError({ reason: "not_found", message })
           }
           prevBlocks.push(id)
         }
