@@ -1,8 +1,9 @@
 /**
  * Builds a masterchain bundle from toncenter: the masterchain header, its shard tops, every shard block between the
- * previous masterchain block's tops and these (walking prev links through splits and merges), and all transactions
- * of every block page by page. Invariant: a block is included iff it is reachable from a current top without passing
- * a block the previous masterchain block already committed; output order depends only on the chain, never on timing.
+ * previous masterchain block's tops and these (walking prev links through splits and merges, or listed at once by
+ * v3 `/blocks`), and all transactions of every block page by page, each request made once however many bundles are
+ * in flight. Invariant: a block is included iff it is reachable from a current top without passing a block the
+ * previous masterchain block already committed; output order depends only on the chain, never on timing.
  */
 import { Address } from "@ton/core"
 import { Cause, Deferred, Duration, Effect, Exit, FiberId, Schedule } from "effect"
