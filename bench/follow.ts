@@ -1,12 +1,17 @@
-// Follow-mode latency: how long after a masterchain block appears upstream the API serves it. A fake toncenter reveals
-// one generated masterchain block at a time; the main job (pipelines/all.ts: producer in follow mode, Kafka, consumer,
-// embedded ClickHouse, API) runs as a child process; each latency is from the reveal to the first 200 answer of
-// /api/v3/masterchainBlockShardState for that seqno (polled every 10 ms). Prints median, p90 and max.
-// Usage: npx tsx bench/follow.ts [--blocks 20] [--interval-ms 400] [--batch-ms 1000]. Numbers are printed, never asserted.
+// Pace benchmark of the follow mode against toncenter: a fake toncenter reveals a generated chain (a fixed number of
+// basechain shards, each committing about one block per masterchain block, as mainnet does) on a fixed clock and
+// enforces toncenter's per-key rate limit; the main job (pipelines/all.ts: producer in follow mode, Kafka, consumer,
+// embedded ClickHouse, API) runs as a child process with that rate. Prints the sustained masterchain blocks per
+// second, toncenter requests per masterchain block by method (and how many were refused with 429), and the latency
+// from a block appearing upstream to the first 200 answer of /api/v3/masterchainBlockShardState for it (median, p99).
+// Usage: npx tsx bench/follow.ts [--blocks 60] [--interval-ms 400] [--shards 4] [--rps 10] [--tx-per-block 4]
+//   [--batch-ms 1000] [--grace-s 240] [--v3-blocks] [--repo <checkout whose exporter runs; default this one>]
+// --v3-blocks reads block headers from the fake's v3 /blocks (TONCENTER_V3_BLOCKS_URL) instead of getBlockHeader.
+// Numbers are printed, never asserted.
 import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { join, resolve } from "node:path"
 import { parseArgs } from "node:util"
 import { generateChain } from "../tools/fake/generate.js"
 import { startFakeToncenter } from "../tools/fake/server.js"
@@ -15,13 +20,25 @@ import { freePortPair } from "../tools/ports.js"
 
 const { values: args } = parseArgs({
   options: {
-    blocks: { type: "string", default: "20" },
+    blocks: { type: "string", default: "60" },
     "interval-ms": { type: "string", default: "400" },
-    "batch-ms": { type: "string", default: "1000" }
+    shards: { type: "string", default: "4" },
+    rps: { type: "string", default: "10" },
+    "tx-per-block": { type: "string", default: "4" },
+    "batch-ms": { type: "string", default: "1000" },
+    "grace-s": { type: "string", default: "240" },
+    "v3-blocks": { type: "boolean", default: false },
+    repo: { type: "string", default: repoRoot }
   }
 })
 const blocks = Number(args.blocks)
+const intervalMs = Number(args["interval-ms"])
+const shards = Number(args.shards)
+const rps = Number(args.rps)
+const repo = resolve(args.repo!)
+if (![1, 2, 4, 8, 16].includes(shards)) throw new Error("--shards must be 1, 2, 4, 8 or 16")
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+const now = () => performance.timeOrigin + performance.now()
 
 const served = async (port: number, seqno: number): Promise<boolean> => {
   try {
@@ -33,39 +50,41 @@ const served = async (port: number, seqno: number): Promise<boolean> => {
   }
 }
 
-const waitServed = async (port: number, seqno: number, timeoutMs: number): Promise<number> => {
-  const t0 = performance.now()
-  while (!(await served(port, seqno))) {
-    if (performance.now() - t0 > timeoutMs) throw new Error(`mc ${seqno} not served within ${timeoutMs} ms`)
-    await sleep(10)
-  }
-  return performance.now() - t0
+const quantile = (xs: ReadonlyArray<number>, q: number): number => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))]!
 }
 
 const main = async () => {
   const scratch = mkdtempSync(join(tmpdir(), "bench-follow-"))
+  const warm = 2
   const chain = generateChain({
     seed: 5,
-    mcBlocks: blocks + 2,
-    txPerBlock: 20,
-    initialShards: 2,
-    maxShards: 4,
-    maxBlocksPerShard: 2,
+    mcBlocks: warm + blocks + 1,
+    txPerBlock: Number(args["tx-per-block"]),
+    initialShards: shards as 1 | 2 | 4 | 8 | 16,
+    maxShards: shards,
+    splitChance: 0,
+    mergeChance: 0,
+    maxBlocksPerShard: 1,
     fixtures: false,
     network: "mainnet",
     cacheAboveTxs: 0
   })
   const kafka = await startLocalKafka({ port: await freePortPair(), dataDir: join(scratch, "kafka") })
-  const fake = await startFakeToncenter({ chain, reveal: { initial: 1 } })
+  const apiKey = "bench-key"
+  const fake = await startFakeToncenter({ chain, reveal: { initial: warm }, rateLimit: { rps }, prerender: true })
   const [apiPort, metricsPort] = [await freePortPair(), await freePortPair()]
   const job = spawn(process.execPath, ["--import", "tsx", "pipelines/all.ts"], {
-    cwd: repoRoot,
+    cwd: repo,
     env: {
       ...process.env,
       KAFKA_BROKERS: kafka.brokers.join(","),
       KAFKA_TOPIC_PREFIX: "follow",
       TONCENTER_URL: fake.url,
-      TONCENTER_RPS: "1000",
+      TONCENTER_API_KEY: apiKey,
+      TONCENTER_RPS: String(rps),
+      ...(args["v3-blocks"] ? { TONCENTER_V3_BLOCKS_URL: fake.url } : {}),
       PRODUCER_MODE: "follow",
       CLICKHOUSE_DATA_DIR: join(scratch, "chdb"),
       CONSUMER_BATCH_MS: args["batch-ms"]!,
@@ -76,20 +95,77 @@ const main = async () => {
     stdio: ["ignore", "ignore", "inherit"]
   })
   try {
-    // The job starts at the head: wait until it serves the first visible block, then reveal one block at a time.
-    await waitServed(apiPort, fake.head(), 180_000)
-    const latencies: Array<number> = []
-    for (let i = 0; i < blocks; i++) {
-      const seqno = fake.advance(1)
-      latencies.push(await waitServed(apiPort, seqno, 60_000))
-      process.stdout.write(`mc ${seqno}: served ${latencies.at(-1)!.toFixed(0)} ms after it appeared\n`)
-      await sleep(Number(args["interval-ms"]))
+    // The job starts at the head: once it serves it, the clock starts revealing one block per interval.
+    const t0 = now()
+    while (!(await served(apiPort, fake.head()))) {
+      if (now() - t0 > 600_000) throw new Error("the job did not serve the first block within 600 s")
+      await sleep(50)
     }
-    const sorted = [...latencies].sort((a, b) => a - b)
-    const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!
-    process.stdout.write(
-      `follow latency over ${blocks} masterchain blocks (CONSUMER_BATCH_MS=${args["batch-ms"]}): ` +
-        `median ${at(0.5).toFixed(0)} ms, p90 ${at(0.9).toFixed(0)} ms, max ${sorted.at(-1)!.toFixed(0)} ms\n`
+    const first = fake.head() + 1
+    const last = first + blocks - 1
+    fake.clearRequests()
+    const clock = setInterval(() => {
+      if (fake.head() < last) fake.advance(1)
+      else clearInterval(clock)
+    }, intervalMs)
+    const servedAt = new Map<number, number>()
+    let next = first
+    const deadline = now() + blocks * intervalMs + Number(args["grace-s"]) * 1000
+    while (next <= last && now() < deadline) {
+      if (next <= fake.head() && (await served(apiPort, next))) {
+        servedAt.set(next, now())
+        next += 1
+      } else {
+        await sleep(10)
+      }
+    }
+    clearInterval(clock)
+    const n = servedAt.size
+    if (n === 0) throw new Error("no revealed block was served")
+    const lastServed = first + n - 1
+    const elapsed = (servedAt.get(lastServed)! - fake.revealedAt(first)!) / 1000
+    const latencies = [...servedAt].map(([s, t]) => t - fake.revealedAt(s)!)
+    // each request is counted for the masterchain block it serves, so blocks still in flight at the end (fetched but
+    // not yet served) do not inflate the figure; the head polls are all counted
+    const mcOf = (r: (typeof fake.requests)[number]): number | undefined => {
+      const q = r.query
+      if (r.endpoint === "getMasterchainInfo") return first
+      if (r.endpoint === "shards") return Number(q["seqno"])
+      if (r.endpoint === "v3/blocks") return Number(q["mc_seqno"])
+      if (q["workchain"] === undefined || q["seqno"] === undefined) return undefined
+      const shard = BigInt.asIntN(64, BigInt(q["shard"] ?? "0")).toString()
+      return chain.blocks.get(`${q["workchain"]}:${shard}:${q["seqno"]}`)?.record.mc_block_seqno
+    }
+    const counts: Record<string, { all: number; rateLimited: number }> = {}
+    for (const r of fake.requests) {
+      const mc = mcOf(r)
+      if (mc === undefined || mc < first || mc > lastServed) continue
+      const c = (counts[r.endpoint] ??= { all: 0, rateLimited: 0 })
+      c.all += 1
+      if (r.status === 429) c.rateLimited += 1
+    }
+    const total = Object.values(counts).reduce((a, c) => a + c.all, 0)
+    const refused = Object.values(counts).reduce((a, c) => a + c.rateLimited, 0)
+    const shardBlocks = [...Array(n).keys()].reduce((a, i) => a + chain.masterchain.get(first + i)!.shardBlocks.length, 0)
+    const perMethod = Object.entries(counts)
+      .sort((a, b) => b[1].all - a[1].all)
+      .map(([m, c]) => `${m} ${(c.all / n).toFixed(2)}${c.rateLimited > 0 ? ` (${c.rateLimited} refused)` : ""}`)
+      .join(", ")
+    const out = process.stdout
+    out.write(`chain: ${shards} shards, ${(shardBlocks / n).toFixed(2)} new shard blocks per mc block, `)
+    out.write(`one mc block every ${intervalMs} ms; TONCENTER_RPS=${rps}`)
+    out.write(`${args["v3-blocks"] ? ", headers from v3 /blocks" : ""}; exporter from ${repo}\n`)
+    out.write(
+      `served ${n}/${blocks} mc blocks; sustained ${(n / elapsed).toFixed(2)} mc blocks/s ` +
+        `(revealed ${(1000 / intervalMs).toFixed(2)}/s)\n`
+    )
+    out.write(
+      `requests per mc block: ${(total / n).toFixed(2)} (${perMethod}); 429: ${refused}; ` +
+        `budget 1 + new shard blocks = ${(1 + shardBlocks / n).toFixed(2)}\n`
+    )
+    out.write(
+      `block-to-API latency: median ${quantile(latencies, 0.5).toFixed(0)} ms, p99 ${quantile(latencies, 0.99).toFixed(0)} ms, ` +
+        `max ${Math.max(...latencies).toFixed(0)} ms\n`
     )
   } finally {
     job.kill("SIGTERM")

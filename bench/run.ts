@@ -68,7 +68,7 @@ const steps: ReadonlyArray<Step> = [
     env: { BENCH_STORE_DIR: volumeStore },
     title: "API load on the one-million-transaction store"
   },
-  { name: "follow", script: "bench/follow.ts", args: [], title: "Follow-mode latency (block upstream -> served by the API)" }
+  { name: "follow", script: "bench/follow.ts", args: [], title: "Follow-mode pace against toncenter (10 rps, 4 shards, 400 ms blocks)" }
 ]
 const wanted = values.only === undefined ? null : new Set(values.only.split(","))
 

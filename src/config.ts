@@ -38,9 +38,19 @@ export interface ToncenterSettings {
   /** Undefined: derived from `url` by the upstream adapter. */
   readonly v3Url: string | undefined
   readonly rps: number
+  /** v3 base to read block headers from (one request per masterchain block); undefined: v2 getBlockHeader. */
+  readonly v3BlocksUrl: string | undefined
+  /** Further v2 endpoints, each with its own key and rate (default: 10 with a key, 1 without). */
+  readonly endpoints: ReadonlyArray<ToncenterEndpointSetting>
   readonly concurrency: number
   readonly timeoutMs: number
   readonly retries: number
+}
+
+export interface ToncenterEndpointSetting {
+  readonly url: string
+  readonly apiKey: string | undefined
+  readonly rps: number | undefined
 }
 
 export interface ProducerSettings {
@@ -163,6 +173,20 @@ const httpUrl: Parse<string | undefined> = (raw) => {
   }
 }
 
+/** `URL[|KEY[|RPS]]`, comma-separated: further toncenter endpoints. */
+const endpointList: Parse<ReadonlyArray<ToncenterEndpointSetting>> = (raw) => {
+  const out: Array<ToncenterEndpointSetting> = []
+  for (const item of raw.split(",").map((s) => s.trim()).filter((s) => s !== "")) {
+    const [u = "", key = "", rps = ""] = item.split("|").map((s) => s.trim())
+    const url = httpUrl(u)
+    if (Either.isLeft(url) || url.right === undefined) return Either.left(`expected URL[|KEY[|RPS]], got ${item}`)
+    const r = optionalInt(1, 10_000)(rps)
+    if (Either.isLeft(r)) return Either.left(`${item}: RPS ${r.left}`)
+    out.push({ url: url.right, apiKey: key === "" ? undefined : key, rps: r.right })
+  }
+  return Either.right(out)
+}
+
 const MAX_INT32 = 2 ** 31 - 1
 const MAX_SEQNO = 2 ** 32 - 1
 
@@ -200,13 +224,25 @@ export const settings = {
     url: setting("TONCENTER_URL", "", "toncenter base URL; empty serves bundled recorded data locally", httpUrl),
     apiKey: setting("TONCENTER_API_KEY", "", "toncenter API key", optionalText),
     v3Url: setting("TONCENTER_V3_URL", "", "toncenter v3 base URL for optional enrichment (account states, code hashes); empty = no enrichment", httpUrl),
+    v3BlocksUrl: setting(
+      "TONCENTER_V3_BLOCKS_URL",
+      "",
+      "toncenter v3 base URL to read block headers from, one /blocks request per masterchain block instead of one getBlockHeader per block; empty = v2 headers",
+      httpUrl
+    ),
     rps: setting(
       "TONCENTER_RPS",
       "",
       "Requests per second; empty means 1 without a key, 10 with one",
       optionalInt(1, 10_000)
     ),
-    concurrency: setting("TONCENTER_CONCURRENCY", "4", "Requests in flight", int(1, 1000)),
+    endpoints: setting(
+      "TONCENTER_ENDPOINTS",
+      "",
+      "More toncenter endpoints, comma-separated URL|KEY|RPS (KEY, RPS optional); requests spread over them and TONCENTER_URL",
+      endpointList
+    ),
+    concurrency: setting("TONCENTER_CONCURRENCY", "4", "Requests in flight per endpoint", int(1, 1000)),
     timeoutMs: setting("TONCENTER_TIMEOUT_MS", "15000", "Timeout of one request", int(1, 600_000)),
     retries: setting("TONCENTER_RETRIES", "8", "Retries of a failed request", int(0, 1000))
   },

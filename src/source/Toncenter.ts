@@ -1,15 +1,16 @@
 /**
  * Builds a masterchain bundle from toncenter: the masterchain header, its shard tops, every shard block between the
- * previous masterchain block's tops and these (walking prev links through splits and merges), and all transactions
- * of every block page by page. Invariant: a block is included iff it is reachable from a current top without passing
- * a block the previous masterchain block already committed; output order depends only on the chain, never on timing.
+ * previous masterchain block's tops and these (walking prev links through splits and merges, or listed at once by
+ * v3 `/blocks`), and all transactions of every block page by page, each request made once however many bundles are
+ * in flight. Invariant: a block is included iff it is reachable from a current top without passing a block the
+ * previous masterchain block already committed; output order depends only on the chain, never on timing.
  */
 import { Address } from "@ton/core"
-import { Duration, Effect, Schedule } from "effect"
+import { Cause, Deferred, Duration, Effect, Exit, FiberId, Schedule } from "effect"
 import type { AccountStateRecord, AccountStatus, BlockIdExt, BlockRecord } from "../ton/record.js"
-import type { BlockHeaderJson, BlockIdExtJson, BlockTransactionJson } from "./schemas.js"
+import type { BlockHeaderJson, BlockIdExtJson, BlockTransactionJson, V3BlockJson } from "./schemas.js"
 import { int64ToString } from "./schemas.js"
-import { blockKey, compareBlockIds, FULL_SHARD, overlaps } from "./shard.js"
+import { blockKey, compareBlockIds, FULL_SHARD, overlaps, toSigned } from "./shard.js"
 import type { BlockRef, ToncenterHttp } from "./ToncenterHttp.js"
 import { makeToncenterHttp } from "./ToncenterHttp.js"
 import type { RawMasterchainBundle, RawTransaction, ToncenterOptions, UpstreamService } from "./types.js"
@@ -18,6 +19,8 @@ import { UpstreamError } from "./types.js"
 /** More blocks than this between two masterchain blocks means the links are inconsistent, not a busy chain. */
 const MAX_WALK = 20_000
 const V3_BATCH = 100
+/** Blocks asked per v3 `/blocks` page: a masterchain block commits one or two per shard, so one page. */
+const V3_BLOCKS_PAGE = 256
 
 const toBlockIdExt = (j: BlockIdExtJson): BlockIdExt => ({
   workchain: j.workchain,
@@ -51,6 +54,37 @@ export const toBlockRecord = (h: BlockHeaderJson, mcSeqno: number, txCount: numb
   tx_count: txCount
 })
 
+const v3Id = (b: V3BlockJson): BlockIdExt => ({
+  workchain: b.workchain,
+  shard: toSigned(BigInt("0x" + b.shard)),
+  seqno: b.seqno,
+  root_hash: b.root_hash,
+  file_hash: b.file_hash
+})
+
+/** A v3 block in v2 getBlockHeader's form (v3 renames two fields and prints gen_utime as a string). */
+const v3Header = (b: V3BlockJson, prevBlocks: ReadonlyArray<BlockIdExtJson>): BlockHeaderJson => ({
+  id: v3Id(b),
+  global_id: b.global_id,
+  version: b.version,
+  flags: b.flags,
+  after_merge: b.after_merge,
+  after_split: b.after_split,
+  before_split: b.before_split,
+  want_merge: b.want_merge,
+  want_split: b.want_split,
+  validator_list_hash_short: b.validator_list_hash_short,
+  catchain_seqno: b.gen_catchain_seqno,
+  min_ref_mc_seqno: b.min_ref_mc_seqno,
+  is_key_block: b.key_block,
+  prev_key_block_seqno: b.prev_key_block_seqno,
+  start_lt: int64ToString(b.start_lt),
+  end_lt: int64ToString(b.end_lt),
+  gen_utime: Number(b.gen_utime),
+  vert_seqno: b.vert_seqno,
+  prev_blocks: prevBlocks
+})
+
 /** "wc:HEX" upper case from toncenter's `account` (either case) or, failing that, the friendly address. */
 export const normalizeAccount = (tx: BlockTransactionJson): string | undefined => {
   if (tx.account !== undefined) {
@@ -68,7 +102,10 @@ export const normalizeAccount = (tx: BlockTransactionJson): string | undefined =
   return undefined
 }
 
-/** A small insertion-ordered LRU: a shard block header is needed by the walks of neighbouring masterchain blocks. */
+/**
+ * A small insertion-ordered LRU: a shard block header is needed by the walks of neighbouring masterchain blocks, and a
+ * masterchain block's shard tops by its own bundle and by the next one's.
+ */
 class Lru<V> {
   private readonly map = new Map<string, V>()
   constructor(private readonly capacity: number) {}
@@ -85,23 +122,55 @@ class Lru<V> {
     this.map.set(key, v)
     if (this.map.size > this.capacity) this.map.delete(this.map.keys().next().value as string)
   }
+  delete(key: string, v: V): void {
+    if (this.map.get(key) === v) this.map.delete(key)
+  }
 }
 
-const cachedBy = <A, E>(cache: Lru<A>, key: string, eff: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+/**
+ * One request per key: callers asking while it is in flight wait for the same answer (bundles are fetched several at
+ * a time, and neighbours ask for the same shard tops and headers), later callers get it from the cache. A failure is
+ * not kept: the next caller asks again; callers of an interrupted request ask again themselves.
+ */
+const sharedBy = <A>(
+  cache: Lru<Deferred.Deferred<A, UpstreamError>>,
+  key: string,
+  eff: Effect.Effect<A, UpstreamError>
+): Effect.Effect<A, UpstreamError> =>
   Effect.suspend(() => {
     const hit = cache.get(key)
-    return hit !== undefined ? Effect.succeed(hit) : Effect.tap(eff, (v) => Effect.sync(() => cache.set(key, v)))
+    if (hit !== undefined) {
+      return Deferred.await(hit).pipe(
+        Effect.catchAllCause((cause) =>
+          Cause.isInterruptedOnly(cause) ? sharedBy(cache, key, eff) : Effect.failCause(cause)
+        )
+      )
+    }
+    const d = Deferred.unsafeMake<A, UpstreamError>(FiberId.none)
+    cache.set(key, d)
+    return eff.pipe(
+      Effect.onExit((exit) =>
+        Effect.zipRight(
+          Exit.isSuccess(exit) ? Effect.void : Effect.sync(() => cache.delete(key, d)),
+          Deferred.done(d, exit)
+        )
+      )
+    )
   })
 
 const statusOf = (s: string | null | undefined): AccountStatus | null =>
   s === "active" || s === "uninit" || s === "frozen" || s === "nonexist" ? s : null
 
-export const makeBundleReader = (http: ToncenterHttp, opts: { readonly pageSize: number; readonly v3: boolean }) => {
-  const headers = new Lru<BlockHeaderJson>(4096)
-  const shardsCache = new Lru<ReadonlyArray<BlockIdExt>>(64)
+export const makeBundleReader = (
+  http: ToncenterHttp,
+  opts: { readonly pageSize: number; readonly v3: boolean; readonly v3Blocks?: boolean }
+) => {
+  const headers = new Lru<Deferred.Deferred<BlockHeaderJson, UpstreamError>>(4096)
+  const shardsCache = new Lru<Deferred.Deferred<ReadonlyArray<BlockIdExt>, UpstreamError>>(64)
+  const v3Blocks = new Lru<Deferred.Deferred<ReadonlyArray<V3BlockJson>, UpstreamError>>(64)
 
   const header = (ref: BlockRef) =>
-    cachedBy(headers, `${blockKey(ref)}:${ref.root_hash ?? ""}`, http.blockHeader(ref)).pipe(
+    sharedBy(headers, `${blockKey(ref)}:${ref.root_hash ?? ""}`, http.blockHeader(ref)).pipe(
       Effect.filterOrFail(
         (h) => ref.root_hash === undefined || h.id.root_hash === ref.root_hash,
         (h) =>
@@ -112,12 +181,8 @@ export const makeBundleReader = (http: ToncenterHttp, opts: { readonly pageSize:
       )
     )
 
-  const shardTops = (mcSeqno: number) =>
-    cachedBy(
-      shardsCache,
-      String(mcSeqno),
-      Effect.map(http.shards(mcSeqno), (r) => r.shards.map(toBlockIdExt))
-    )
+  const fetchTops = (mcSeqno: number) => Effect.map(http.shards(mcSeqno), (r) => r.shards.map(toBlockIdExt))
+  const shardTops = (mcSeqno: number) => sharedBy(shardsCache, String(mcSeqno), fetchTops(mcSeqno))
 
   /** All transactions of one block, following toncenter's (account, lt) cursor until the block is exhausted. */
   const blockTransactions = (id: BlockIdExt): Effect.Effect<ReadonlyArray<RawTransaction>, UpstreamError> =>
@@ -215,9 +280,24 @@ export const makeBundleReader = (http: ToncenterHttp, opts: { readonly pageSize:
         frontier = [...next.values()]
       }
       const shardHeaders = [...found.values()].sort((a, b) => compareBlockIds(toBlockIdExt(a.id), toBlockIdExt(b.id)))
-      const mcId = toBlockIdExt(mcHeader.id)
-      const blockIds = [mcId, ...shardHeaders.map((h) => toBlockIdExt(h.id))]
-      const txs = yield* Effect.forEach(blockIds, blockTransactions, { concurrency: "unbounded" })
+      return yield* assemble(mcSeqno, mcHeader, shardHeaders, tops, () => true)
+    }).pipe(Effect.withSpan("upstream.bundle", { attributes: { mcSeqno } }))
+
+  /** The bundle from its headers and tops: every block's transactions (of those that may have any), then states. */
+  const assemble = (
+    mcSeqno: number,
+    mcHeader: BlockHeaderJson,
+    shardHeaders: ReadonlyArray<BlockHeaderJson>,
+    tops: ReadonlyArray<BlockIdExt>,
+    mayHaveTransactions: (h: BlockHeaderJson) => boolean
+  ) =>
+    Effect.gen(function* () {
+      const headersInOrder = [mcHeader, ...shardHeaders]
+      const txs = yield* Effect.forEach(
+        headersInOrder,
+        (h) => (mayHaveTransactions(h) ? blockTransactions(toBlockIdExt(h.id)) : Effect.succeed([])),
+        { concurrency: "unbounded" }
+      )
       const transactions = txs.flat()
       const { states, codeHashes } = opts.v3
         ? yield* enrich([...new Set(transactions.map((t) => t.account))].sort())
@@ -231,9 +311,90 @@ export const makeBundleReader = (http: ToncenterHttp, opts: { readonly pageSize:
         account_states: states,
         code_hashes: codeHashes
       } satisfies RawMasterchainBundle
-    }).pipe(Effect.withSpan("upstream.bundle", { attributes: { mcSeqno } }))
+    })
 
-  return { bundle, header, shardTops, blockTransactions }
+  /** Every block a masterchain seqno commits (and itself) from toncenter v3, all pages; empty means not indexed yet. */
+  const blocksV3 = (mcSeqno: number) =>
+    sharedBy(
+      v3Blocks,
+      String(mcSeqno),
+      Effect.gen(function* () {
+        const out: Array<V3BlockJson> = []
+        for (let offset = 0; ; offset += V3_BLOCKS_PAGE) {
+          const page = yield* http.blocksV3(mcSeqno, { limit: V3_BLOCKS_PAGE, offset })
+          out.push(...page.blocks)
+          if (page.blocks.length < V3_BLOCKS_PAGE) break
+        }
+        if (!out.some((b) => b.workchain === -1 && b.seqno === mcSeqno)) {
+          const message = `toncenter v3 has no blocks of masterchain block ${mcSeqno} yet`
+          return yield* new UpstreamError({ reason: "not_found", message })
+        }
+        return out as ReadonlyArray<V3BlockJson>
+      })
+    )
+
+  /**
+   * The same bundle from toncenter v3 `/blocks` (every header of a masterchain block in one request) instead of one
+   * getBlockHeader per block. v3 lists prev blocks without hashes: they are taken from the blocks they name, which are
+   * this masterchain block's own blocks, the previous one's tops or the previous masterchain block. Shard tops follow
+   * from the previous tops while no shard splits or merges (no `shards` request); otherwise they are asked.
+   */
+  const bundleV3 = (mcSeqno: number): Effect.Effect<RawMasterchainBundle, UpstreamError> =>
+    Effect.gen(function* () {
+      const tops = yield* sharedBy(shardsCache, String(mcSeqno), topsAfter(mcSeqno))
+      const [own, prevTops, prev] = yield* Effect.all(
+        [blocksV3(mcSeqno), shardTops(mcSeqno - 1), blocksV3(mcSeqno - 1)],
+        { concurrency: "unbounded" }
+      )
+      const known = new Map<string, BlockIdExt>()
+      for (const b of [...own, ...prev.filter((b) => b.workchain === -1)]) known.set(blockKey(v3Id(b)), v3Id(b))
+      for (const t of prevTops) known.set(blockKey(t), t)
+      const headers: Array<BlockHeaderJson> = []
+      for (const b of own) {
+        const prevBlocks: Array<BlockIdExtJson> = []
+        for (const p of b.prev_blocks) {
+          const id = known.get(blockKey({ workchain: p.workchain, shard: toSigned(BigInt("0x" + p.shard)), seqno: p.seqno }))
+          if (id === undefined) {
+            // the index is still filling in this masterchain block: asking again later is the remedy
+            const message = `v3 block ${blockKey(v3Id(b))} of ${mcSeqno} names prev ${p.workchain}:${p.shard}:${p.seqno}, not known`
+            return yield* new UpstreamError({ reason: "not_found", message })
+          }
+          prevBlocks.push(id)
+        }
+        headers.push(v3Header(b, prevBlocks))
+      }
+      const mcHeader = headers.find((h) => h.id.workchain === -1 && h.id.seqno === mcSeqno)!
+      const shardHeaders = headers
+        .filter((h) => h !== mcHeader)
+        .sort((a, b) => compareBlockIds(toBlockIdExt(a.id), toBlockIdExt(b.id)))
+      const txCount = new Map(own.map((b) => [blockKey(v3Id(b)), b.tx_count]))
+      return yield* assemble(mcSeqno, mcHeader, shardHeaders, tops, (h) => {
+        const n = txCount.get(blockKey(toBlockIdExt(h.id)))
+        return n === null || n === undefined || n > 0
+      })
+    }).pipe(Effect.withSpan("upstream.bundle", { attributes: { mcSeqno, headers: "v3" } }))
+
+  /** A masterchain block's shard tops from the previous ones and its own blocks; asked when the shards changed. */
+  const topsAfter = (mcSeqno: number): Effect.Effect<ReadonlyArray<BlockIdExt>, UpstreamError> =>
+    Effect.gen(function* () {
+      const [own, prevTops] = yield* Effect.all([blocksV3(mcSeqno), shardTops(mcSeqno - 1)], {
+        concurrency: "unbounded"
+      })
+      const latest = new Map<string, BlockIdExt>()
+      let reshaped = false
+      for (const b of own) {
+        if (b.workchain === -1) continue
+        if (b.after_split || b.after_merge || b.before_split) reshaped = true
+        const id = v3Id(b)
+        const k = `${id.workchain}:${id.shard}`
+        if ((latest.get(k)?.seqno ?? -1) < id.seqno) latest.set(k, id)
+      }
+      const shardsBefore = new Set(prevTops.map((t) => `${t.workchain}:${t.shard}`))
+      if (reshaped || [...latest.keys()].some((k) => !shardsBefore.has(k))) return yield* fetchTops(mcSeqno)
+      return prevTops.map((t) => latest.get(`${t.workchain}:${t.shard}`) ?? t)
+    })
+
+  return { bundle: opts.v3Blocks === true ? bundleV3 : bundle, header, shardTops, blockTransactions }
 }
 
 const cmpLt = (a: string, b: string): number => {
@@ -245,8 +406,12 @@ const cmpLt = (a: string, b: string): number => {
 export const makeToncenterUpstream = (opts: ToncenterOptions): Effect.Effect<UpstreamService> =>
   Effect.gen(function* () {
     const http = yield* makeToncenterHttp(opts)
-    const pageSize = Math.min(256, Math.max(1, opts.pageSize ?? 256))
-    const reader = makeBundleReader(http, { pageSize, v3: opts.v3Url !== undefined && opts.v3Url !== "" })
+    // toncenter's C++ server takes up to 10000 per request (the Python one any count, paging the liteserver by 256
+    // itself): one request per block for all but the rarest blocks
+    const pageSize = Math.min(10_000, Math.max(1, opts.pageSize ?? 1024))
+    const v3 = opts.v3Url !== undefined && opts.v3Url !== ""
+    const v3Blocks = opts.v3BlocksUrl !== undefined && opts.v3BlocksUrl !== ""
+    const reader = makeBundleReader(http, { pageSize, v3, v3Blocks })
     let knownHead = -1
     // toncenter balances over several liteservers, so a block at or below a head already seen can still be missing
     // on the one that answers: such misses are retried; a seqno above every head seen fails fast instead

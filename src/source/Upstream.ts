@@ -34,7 +34,9 @@ export class Upstream extends Context.Tag("Upstream")<Upstream, UpstreamService>
         url: t.url,
         apiKey: t.apiKey === undefined ? undefined : Redacted.value(t.apiKey),
         v3Url: t.v3Url,
+        v3BlocksUrl: t.v3BlocksUrl,
         rps: t.rps,
+        endpoints: t.endpoints,
         concurrency: t.concurrency,
         timeoutMs: t.timeoutMs,
         retries: t.retries

@@ -1,5 +1,5 @@
 /**
- * effect Schemas of the toncenter v2 (and v3 account-state) responses the source reads, checked on every body.
+ * effect Schemas of the toncenter v2 (and v3 block and account-state) responses the source reads, checked on every body.
  * Invariant: a body that lacks a field the source depends on is rejected here as malformed (and retried), never
  * turned into a silently wrong record downstream; fields the source does not use are ignored.
  */
@@ -89,3 +89,42 @@ export const V3AccountStatesJson = Schema.Struct({
   )
 })
 export type V3AccountStatesJson = typeof V3AccountStatesJson.Type
+
+/** v3 `/blocks` rows: the header fields of v2 getBlockHeader, shard in hex, prev blocks without their hashes. */
+export const V3BlockJson = Schema.Struct({
+  workchain: Schema.Number,
+  /** Unsigned hex, e.g. "8000000000000000". */
+  shard: Schema.String.pipe(Schema.pattern(/^[0-9a-fA-F]{1,16}$/)),
+  seqno: Schema.Number,
+  root_hash: Schema.String,
+  file_hash: Schema.String,
+  global_id: Schema.Number,
+  version: Schema.Number,
+  after_merge: Schema.Boolean,
+  before_split: Schema.Boolean,
+  after_split: Schema.Boolean,
+  want_merge: Schema.Boolean,
+  want_split: Schema.Boolean,
+  key_block: Schema.Boolean,
+  flags: Schema.Number,
+  gen_utime: Int64,
+  start_lt: Int64,
+  end_lt: Int64,
+  validator_list_hash_short: Schema.Number,
+  gen_catchain_seqno: Schema.Number,
+  min_ref_mc_seqno: Schema.Number,
+  prev_key_block_seqno: Schema.Number,
+  vert_seqno: Schema.Number,
+  tx_count: Schema.NullishOr(Schema.Number),
+  prev_blocks: Schema.Array(
+    Schema.Struct({
+      workchain: Schema.Number,
+      shard: Schema.String.pipe(Schema.pattern(/^[0-9a-fA-F]{1,16}$/)),
+      seqno: Schema.Number
+    })
+  )
+})
+export type V3BlockJson = typeof V3BlockJson.Type
+
+export const V3BlocksJson = Schema.Struct({ blocks: Schema.Array(V3BlockJson) })
+export type V3BlocksJson = typeof V3BlocksJson.Type

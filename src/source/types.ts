@@ -49,6 +49,13 @@ export interface UpstreamService {
   readonly bundle: (mcSeqno: number) => Effect.Effect<RawMasterchainBundle, UpstreamError>
 }
 
+/** A further toncenter v2 endpoint: its own base URL, key and requests per second (default 10 with a key, else 1). */
+export interface ToncenterEndpoint {
+  readonly url: string
+  readonly apiKey?: string | undefined
+  readonly rps?: number | undefined
+}
+
 /** How to reach toncenter; mirrors the TONCENTER_* settings. */
 export interface ToncenterOptions {
   /** v2 base, with or without the trailing `/api/v2`. */
@@ -56,13 +63,21 @@ export interface ToncenterOptions {
   readonly apiKey?: string | undefined
   /** v3 base; account-state enrichment runs only when it is set. */
   readonly v3Url?: string | undefined
+  /**
+   * v3 base to read block headers from: `/blocks` once per masterchain block instead of v2 getBlockHeader once per
+   * block. Sent with the first endpoint's key, at its rate.
+   */
+  readonly v3BlocksUrl?: string | undefined
   readonly rps?: number | undefined
+  /** More v2 endpoints beside `url`; v2 requests spread over all of them, each paced by its own rate. */
+  readonly endpoints?: ReadonlyArray<ToncenterEndpoint> | undefined
+  /** Requests in flight, per endpoint. */
   readonly concurrency?: number | undefined
   readonly timeoutMs?: number | undefined
   readonly retries?: number | undefined
   /** First retry delay; later ones grow exponentially with jitter. */
   readonly retryBaseMs?: number | undefined
   readonly retryMaxMs?: number | undefined
-  /** Transactions asked per getBlockTransactionsExt page (1..256). */
+  /** Transactions asked per getBlockTransactionsExt page (1..10000, toncenter's bound; default 1024). */
   readonly pageSize?: number | undefined
 }

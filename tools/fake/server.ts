@@ -1,8 +1,9 @@
 /**
- * A local stand-in for toncenter: serves the v2 endpoints the source uses (and v3 account states) from a ChainData,
- * in toncenter's JSON shapes and error envelopes, with scripted faults and a head that can advance over time.
- * Invariant: only blocks committed by a revealed masterchain block exist for clients; everything served about a
- * block is derived from the same ChainData the tests use as truth. Listens on 127.0.0.1 only.
+ * A local stand-in for toncenter: serves the v2 endpoints the source uses (and v3 blocks and account states) from a
+ * ChainData, in toncenter's JSON shapes and error envelopes, with scripted faults, toncenter's limits (a per-key rate
+ * answered with 429, at most 10000 transactions per page) and a head that can advance on a clock, recording when each
+ * masterchain block appeared. Invariant: only blocks committed by a revealed masterchain block exist for clients;
+ * everything served about a block is derived from the same ChainData the tests use as truth. Listens on 127.0.0.1.
  */
 import { createHash } from "node:crypto"
 import http from "node:http"
@@ -14,6 +15,7 @@ import { type GenerateOptions, generateChain } from "./generate.js"
 import { installFastCellHash } from "../../src/ton/fastHash.js"
 import { renderV2BlockIdExt } from "../../src/ton/v2.js"
 import { blockHeaderJson, extra, rawTransactionJson } from "./render.js"
+import { renderV3Block } from "../../src/api/assemble/v3.js"
 
 export type ChainSpec = ChainData | { readonly kind: "fixtures" } | ({ readonly kind: "generated" } & GenerateOptions)
 
@@ -40,6 +42,11 @@ export interface FakeToncenterOptions {
   /** Added to every answer. */
   readonly latencyMs?: number
   /**
+   * toncenter's rate limit: each API key (or, without one, the whole server) may send `rps` requests per second,
+   * with a burst of one second's worth; a request over it is answered 429 as toncenter does. Off by default.
+   */
+  readonly rateLimit?: { readonly rps: number }
+  /**
    * Render every block's transactions before serving and keep them all (default: render on first request, keep the
    * last 256 blocks). Benchmarks use it so that what they measure is the exporter, not the fake upstream's rendering.
    */
@@ -58,6 +65,10 @@ export interface FakeToncenter {
   readonly clearRequests: () => void
   /** Most requests handled at the same time since the start or the last `clearRequests`. */
   readonly maxInFlight: () => number
+  /** Wall-clock time (ms, like `RequestLogEntry.at`) at which a masterchain block became visible. */
+  readonly revealedAt: (mcSeqno: number) => number | undefined
+  /** Requests per endpoint (v2 method or "v3/<method>") in the log, by answer: all, and those refused with 429. */
+  readonly requestCounts: () => Record<string, { readonly all: number; readonly rateLimited: number }>
   readonly stop: () => Promise<void>
 }
 
@@ -111,6 +122,23 @@ const hashParam = (v: string | undefined): string | undefined => {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 
+/** toncenter's C++ v2 bound on `count` of getBlockTransactionsExt. */
+export const MAX_PAGE = 10_000
+
+/** A token bucket per key: `rps` tokens a second, holding at most one second's worth. */
+const makeRateLimiter = (rps: number) => {
+  const buckets = new Map<string, { tokens: number; at: number }>()
+  return (key: string, now: number): boolean => {
+    const b = buckets.get(key) ?? { tokens: rps, at: now }
+    b.tokens = Math.min(rps, b.tokens + ((now - b.at) / 1000) * rps)
+    b.at = now
+    buckets.set(key, b)
+    if (b.tokens < 1) return false
+    b.tokens -= 1
+    return true
+  }
+}
+
 export const startFakeToncenter = async (opts: FakeToncenterOptions): Promise<FakeToncenter> => {
   const chain = resolveChain(opts.chain)
   let plan: FaultPlan = opts.faults ?? []
@@ -126,6 +154,15 @@ export const startFakeToncenter = async (opts: FakeToncenterOptions): Promise<Fa
   }
   let inFlight = 0
   let maxInFlight = 0
+  const now = () => performance.timeOrigin + performance.now()
+  const revealed = new Map<number, number>()
+  const reveal = (to: number) => {
+    const t = now()
+    for (let s = head + 1; s <= to; s++) revealed.set(s, t)
+    head = to
+    return head
+  }
+  const allowed = opts.rateLimit !== undefined && opts.rateLimit.rps > 0 ? makeRateLimiter(opts.rateLimit.rps) : undefined
 
   const visible = (b: ChainBlock | undefined): b is ChainBlock => b !== undefined && b.record.mc_block_seqno <= head
 
@@ -183,6 +220,7 @@ export const startFakeToncenter = async (opts: FakeToncenterOptions): Promise<Fa
       const b = findBlock(q)
       const count = intParam(q, "count", false) ?? 40
       if (count <= 0) throw new HttpError(422, "Validation error: count should be positive")
+      if (count > MAX_PAGE) throw new HttpError(422, `Validation error: count should be less or equal ${MAX_PAGE}`)
       const afterLt = BigInt(intParam(q, "after_lt", false) ?? 0)
       const afterHash = hashParam(q["after_hash"])
       const afterAccount = afterHash === undefined ? "" : Buffer.from(afterHash, "base64").toString("hex").toUpperCase()
@@ -211,6 +249,16 @@ export const startFakeToncenter = async (opts: FakeToncenterOptions): Promise<Fa
   }
 
   const v3: Record<string, (q: URLSearchParams) => unknown> = {
+    // the blocks a masterchain seqno commits, itself included, as ton-index-go filters on mc_block_seqno
+    blocks: (q) => {
+      const mcSeqno = Number(q.get("mc_seqno") ?? NaN)
+      if (!Number.isInteger(mcSeqno)) throw new HttpError(422, "mc_seqno is required here")
+      const limit = Math.min(1000, Number(q.get("limit") ?? 10))
+      const offset = Number(q.get("offset") ?? 0)
+      const mc = chain.masterchain.get(mcSeqno)
+      const all = mc === undefined || mcSeqno > head ? [] : [mc.block, ...mc.shardBlocks]
+      return { blocks: all.slice(offset, offset + limit).map((b) => renderV3Block(b.record)) }
+    },
     accountStates: (q) => {
       const addresses = q.getAll("address")
       const digest = (s: string) => createHash("sha256").update(s).digest("base64")
@@ -238,7 +286,7 @@ export const startFakeToncenter = async (opts: FakeToncenterOptions): Promise<Fa
   }
 
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse) => {
-    const at = performance.timeOrigin + performance.now()
+    const at = now()
     const url = new URL(req.url ?? "/", "http://127.0.0.1")
     const v2m = /^\/api\/v2\/([A-Za-z]+)$/.exec(url.pathname)
     const v3m = /^\/api\/v3\/([A-Za-z]+)$/.exec(url.pathname)
@@ -249,6 +297,10 @@ export const startFakeToncenter = async (opts: FakeToncenterOptions): Promise<Fa
     counters.set(endpoint, n)
     const fault = faultFor(plan, endpoint, n)
     const log = (status: number) => requests.push({ at, endpoint, query, status, fault: fault?.kind, apiKey })
+    if (allowed !== undefined && !allowed(apiKey ?? "", at)) {
+      log(429)
+      return send(res, 429, JSON.stringify({ ok: false, error: "Ratelimit exceed", code: 429 }))
+    }
     if (opts.latencyMs) await sleep(opts.latencyMs)
 
     if (fault !== undefined) {
@@ -329,7 +381,7 @@ export const startFakeToncenter = async (opts: FakeToncenterOptions): Promise<Fa
   const timer =
     opts.reveal?.everyMs !== undefined
       ? setInterval(() => {
-          if (head < chain.last) head += 1
+          if (head < chain.last) reveal(head + 1)
         }, opts.reveal.everyMs)
       : undefined
   timer?.unref()
@@ -339,7 +391,7 @@ export const startFakeToncenter = async (opts: FakeToncenterOptions): Promise<Fa
     chain,
     requests,
     head: () => head,
-    advance: (k = 1) => (head = Math.min(chain.last, head + k)),
+    advance: (k = 1) => reveal(Math.min(chain.last, head + k)),
     setFaults: (p) => {
       plan = p
       counters.clear()
@@ -349,6 +401,16 @@ export const startFakeToncenter = async (opts: FakeToncenterOptions): Promise<Fa
       maxInFlight = inFlight
     },
     maxInFlight: () => maxInFlight,
+    revealedAt: (seqno) => revealed.get(seqno),
+    requestCounts: () => {
+      const out: Record<string, { all: number; rateLimited: number }> = {}
+      for (const r of requests) {
+        const c = (out[r.endpoint] ??= { all: 0, rateLimited: 0 })
+        c.all += 1
+        if (r.status === 429) c.rateLimited += 1
+      }
+      return out
+    },
     stop: () =>
       new Promise<void>((resolve) => {
         if (timer) clearInterval(timer)
