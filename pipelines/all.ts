@@ -2,13 +2,16 @@
 // embedded) with migrations, the upstream (toncenter.com when TONCENTER_URL is set, otherwise the local fake serving
 // the bundled real transactions), producer, consumer, the read API and /metrics + /health. Offline it backfills the
 // bundled chain, prints a summary and keeps the API up; online it runs PRODUCER_MODE (resume by default) until
-// Ctrl-C. `--exit` ends the process after a backfill's summary.
+// Ctrl-C. `--exit` ends the process after a backfill's summary. Start-up says what each slow step is doing, then one
+// banner lists every address a user opens (src/ops/startup.ts); the SQL endpoint serves the embedded engine.
 import { Console, Duration, Effect, Fiber, Layer } from "effect"
 import { parseArgs } from "node:util"
 import { ApiServer } from "../src/api/ApiServer.js"
 import { ClickHouse } from "../src/clickhouse/ClickHouse.js"
 import { migrate } from "../src/clickhouse/migrations.js"
+import { SqlEndpoint } from "../src/clickhouse/SqlEndpoint.js"
 import {
+  ClickHouseConfig,
   ConsumerConfig,
   KafkaConfig,
   NetworkConfig,
@@ -29,6 +32,15 @@ import { runProducer, type ProducerRun } from "../src/producer/Producer.js"
 import { ClickHouseSink } from "../src/sink/ClickHouseSink.js"
 import { Upstream } from "../src/source/Upstream.js"
 import { pipelineDecode } from "../src/producer/assemble.js"
+import {
+  announced,
+  clickHouseStartLine,
+  findSampleBlock,
+  formatBanner,
+  formatRunSummary,
+  localKafkaStartLine,
+  migrationsLine
+} from "../src/ops/startup.js"
 
 const { values: args } = parseArgs({ options: { exit: { type: "boolean", default: false } }, strict: true })
 
@@ -60,6 +72,7 @@ const program = Effect.gen(function* () {
   const started = Date.now()
   const kafka = yield* KafkaBrokers
   const ch = yield* ClickHouse
+  yield* Console.log(migrationsLine)
   const report = yield* migrate()
   const upstream = yield* chooseUpstream
   const configured = yield* ProducerConfig
@@ -97,6 +110,7 @@ const program = Effect.gen(function* () {
       batchBytes: consumerCfg.batchBytes,
       batchMs: consumerCfg.batchMs,
       sessionTimeoutMs: consumerCfg.sessionTimeoutMs,
+      progressTarget: () => (run.mode === "backfill" ? run.to : undefined),
       onStored: (r) => {
         storedTop = Math.max(storedTop, ...r.stored, ...r.alreadyDone)
         storedTxs += r.transactions
@@ -104,7 +118,13 @@ const program = Effect.gen(function* () {
     })
   )
   const { address } = yield* ApiServer
-  yield* Console.log(`api: ${address}/api/v3/masterchainBlockShardState?seqno=N, ops: http://127.0.0.1:${metricsPort}/metrics`)
+  const sql = yield* SqlEndpoint
+  const banner = Effect.gen(function* () {
+    const sample = yield* findSampleBlock(ch.query)
+    return formatBanner({ api: address, sample, metrics: `http://127.0.0.1:${metricsPort}`, sql })
+  })
+  // Offline the banner waits for the backfill, so its example block is one just stored; online the run never ends.
+  if (upstream.range === undefined && !args.exit) yield* Effect.flatMap(banner, Console.log)
 
   const summary = yield* runProducer(run, pipelineDecode).pipe(Effect.provide(upstream.layer))
   if (summary.last === undefined) {
@@ -117,18 +137,19 @@ const program = Effect.gen(function* () {
       yield* Effect.sleep(Duration.millis(200))
     }
   }
-  const seconds = (Date.now() - started) / 1000
   yield* Console.log(
-    [
-      `done: mc ${summary.first ?? "-"}..${summary.last ?? "-"}: ${summary.bundles} bundles, ${summary.transactions} ` +
-        `transactions published, ${storedTxs} stored, ${summary.deadLetters} dead letters, ${seconds.toFixed(1)} s`,
-      summary.last !== undefined ? `try: curl '${address}/api/v3/masterchainBlockShardState?seqno=${summary.last}'` : ""
-    ]
-      .filter((l) => l !== "")
-      .join("\n")
+    formatRunSummary({
+      first: summary.first,
+      last: summary.last,
+      bundles: summary.bundles,
+      published: summary.transactions,
+      stored: storedTxs,
+      deadLetters: summary.deadLetters,
+      seconds: (Date.now() - started) / 1000
+    })
   )
   if (args.exit) return
-  yield* Console.log("serving the API; Ctrl-C stops")
+  if (upstream.range !== undefined) yield* Effect.flatMap(banner, Console.log)
   return yield* Fiber.join(consumer)
 })
 
@@ -142,7 +163,19 @@ const KafkaLive = Layer.unwrapEffect(
 )
 const OpsLive = Layer.unwrapEffect(Effect.map(settingConfig(settings.metrics.port), (port) => OpsServerLive(port)))
 
-const Infra = Layer.mergeAll(KafkaBrokers.layer, ClickHouse.layer, Metrics.layer, Health.layer)
-const Services = Layer.mergeAll(KafkaLive, ClickHouseSink.layer, ApiServer.layer, OpsLive).pipe(Layer.provideMerge(Infra))
+const KafkaBrokersAnnounced = announced(
+  Effect.map(KafkaConfig, localKafkaStartLine),
+  KafkaBrokers.layer,
+  (s) => `kafka: ready (${s} s)`
+)
+const ClickHouseAnnounced = announced(
+  Effect.map(ClickHouseConfig, clickHouseStartLine),
+  ClickHouse.layer,
+  (s) => `clickhouse: open (${s} s)`
+)
+const Infra = Layer.mergeAll(KafkaBrokersAnnounced, ClickHouseAnnounced, Metrics.layer, Health.layer)
+const Services = Layer.mergeAll(KafkaLive, ClickHouseSink.layer, ApiServer.layer, OpsLive, SqlEndpoint.layer).pipe(
+  Layer.provideMerge(Infra)
+)
 
 runMain(Effect.scoped(program).pipe(Effect.provide(Services)))

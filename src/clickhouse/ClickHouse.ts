@@ -60,6 +60,22 @@ export interface EncodedInsert {
   readonly settings?: Record<string, string | number>
 }
 
+/** What the embedded engine gives back for one statement: its formatted output and what it read. */
+export interface EngineResult {
+  readonly bytes: Uint8Array
+  readonly rowsRead: number
+  readonly bytesRead: number
+  readonly elapsedSec: number
+}
+
+/**
+ * The embedded engine itself, for the SQL endpoint that serves it to other processes: one statement (with its
+ * `{name:Type}` parameters, if any) in the named output format, exactly as the engine formats it.
+ */
+export interface EmbeddedEngine {
+  readonly run: (sql: string, o: { readonly format: string; readonly params?: Record<string, string> }) => Promise<EngineResult>
+}
+
 /** A client bound to one database, and what it runs on. Close it with `client.close()`. */
 export interface ClickHouseHandle {
   readonly client: ClickHouseClient
@@ -72,6 +88,8 @@ export interface ClickHouseHandle {
    * copy them into the statement's text, which the engine parses 3-5x slower); a server gets them as the body.
    */
   readonly insertEncoded: (insert: EncodedInsert) => Promise<void>
+  /** Only with the embedded engine (chdb): undefined when a ClickHouse server serves the data itself. */
+  readonly embedded?: EmbeddedEngine
 }
 
 /** What a client needs; `ClickHouseSettings` from config.ts satisfies it. */
@@ -255,7 +273,26 @@ const makeChdbClient = async (cfg: ClickHouseClientConfig): Promise<ClickHouseHa
       settings: { ...(clickHouseSettings as Record<string, string | number>), ...insert.settings }
     })
   }
-  return { client, database: cfg.database, backend: "chdb", location: path, insertEncoded }
+  const embedded: EmbeddedEngine = {
+    run: async (sql, { format, params }) => {
+      if (isClosed()) throw new Error("ClickHouse client is closed")
+      if (params !== undefined && Object.keys(params).length > 0) {
+        // Parameter binding is only reachable through the connection's query path, which reports no read counters.
+        const started = performance.now()
+        const { stream } = await shared.connection.query({
+          query: sql,
+          query_params: params,
+          clickhouse_settings: { default_format: format }
+        } as Parameters<ChdbConnection["query"]>[0])
+        const chunks: Array<Buffer> = []
+        for await (const chunk of stream) chunks.push(Buffer.from(chunk as Uint8Array))
+        return { bytes: Buffer.concat(chunks), rowsRead: 0, bytesRead: 0, elapsedSec: (performance.now() - started) / 1000 }
+      }
+      const r = await shared.connection.chdb.queryAsync(sql, { format })
+      return { bytes: r.bytes(), rowsRead: r.rowsRead, bytesRead: r.bytesRead, elapsedSec: r.elapsed }
+    }
+  }
+  return { client, database: cfg.database, backend: "chdb", location: path, insertEncoded, embedded }
 }
 
 /**
