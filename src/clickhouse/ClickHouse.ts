@@ -209,6 +209,26 @@ const classifyServerError = (cfg: ClickHouseClientConfig, cause: unknown): Click
   })
 }
 
+// READONLY and ACCESS_DENIED: the server answered and refused the statement, it is not a connectivity problem.
+const isReadOnlyRefusal = (cause: unknown): boolean => {
+  const code = String((cause as { code?: unknown })?.code)
+  return code === "164" || code === "497"
+}
+
+const databaseExists = async (client: ClickHouseClient, database: string): Promise<boolean> => {
+  try {
+    const rs = await client.query({
+      query: "SELECT count() AS n FROM system.databases WHERE name = {database:String}",
+      query_params: { database },
+      format: "JSONEachRow"
+    })
+    const [row] = await rs.json<{ n: string | number }>()
+    return Number(row?.n ?? 0) > 0
+  } catch {
+    return false
+  }
+}
+
 // Bounds how long a wrong CLICKHOUSE_URL can stall start-up.
 const CONNECT_TIMEOUT_MS = 10_000
 
@@ -226,7 +246,8 @@ const makeServerClient = async (cfg: ClickHouseClientConfig & { url: string }): 
     // A ping says nothing about credentials, so the first real statement doubles as the connectivity check.
     await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${quoteIdent(cfg.database)}` })
   } catch (cause) {
-    throw classifyServerError(cfg, cause)
+    // A read-only user (or another exporter's read-only SQL endpoint) cannot create it, but can read one that exists.
+    if (!(isReadOnlyRefusal(cause) && (await databaseExists(admin, cfg.database)))) throw classifyServerError(cfg, cause)
   } finally {
     await admin.close()
   }
