@@ -103,6 +103,7 @@ const program = Effect.gen(function* () {
 
   let storedTop = -1
   let storedTxs = 0
+  let alreadyStored = 0
   const consumer = yield* Effect.forkScoped(
     runConsumer({
       groupId: consumerCfg.group,
@@ -114,6 +115,7 @@ const program = Effect.gen(function* () {
       onStored: (r) => {
         storedTop = Math.max(storedTop, ...r.stored, ...r.alreadyDone)
         storedTxs += r.transactions
+        alreadyStored += r.alreadyDone.length
       }
     })
   )
@@ -144,6 +146,7 @@ const program = Effect.gen(function* () {
       bundles: summary.bundles,
       published: summary.transactions,
       stored: storedTxs,
+      alreadyStored,
       deadLetters: summary.deadLetters,
       seconds: (Date.now() - started) / 1000
     })

@@ -180,25 +180,25 @@ export const startSqlEndpoint = async (o: SqlEndpointOptions): Promise<RunningSq
   const blocked = await loadBlocked(o.engine)
   const needsAuth = o.user !== "" || o.password !== ""
 
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const url = new URL(req.url ?? "/", "http://sql.invalid")
-    const queryId = url.searchParams.get("query_id") || randomUUID()
-    const common: Record<string, string> = {
-      "X-ClickHouse-Server-Display-Name": "ton-exporter",
-      "X-ClickHouse-Query-Id": queryId,
-      "X-ClickHouse-Timezone": "UTC",
-      "Access-Control-Allow-Origin": "*"
-    }
-    const fail = (f: Failure): void => {
-      const text = exceptionText(f, version)
-      res.writeHead(statusOf(f.code), {
-        ...common,
-        "Content-Type": "text/plain; charset=UTF-8",
-        "X-ClickHouse-Exception-Code": String(f.code),
-        "Content-Length": Buffer.byteLength(text)
-      })
-      res.end(text)
-    }
+  const failWith = (res: ServerResponse, common: Record<string, string>, f: Failure): void => {
+    if (res.headersSent) return void res.destroy()
+    const text = exceptionText(f, version)
+    res.writeHead(statusOf(f.code), {
+      ...common,
+      "Content-Type": "text/plain; charset=UTF-8",
+      "X-ClickHouse-Exception-Code": String(f.code),
+      "Content-Length": Buffer.byteLength(text)
+    })
+    res.end(text)
+  }
+
+  const handle = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    common: Record<string, string>
+  ): Promise<void> => {
+    const fail = (f: Failure): void => failWith(res, common, f)
     if (url.pathname === "/ping" || (url.pathname === "/" && req.method === "GET" && !url.searchParams.has("query"))) {
       if (req.method !== "GET" && req.method !== "HEAD") return fail({ code: 1001, type: "BAD_REQUEST", message: "/ping answers GET" })
       res.writeHead(200, { "Content-Type": "text/html; charset=UTF-8", "Content-Length": 4 })
@@ -291,18 +291,20 @@ export const startSqlEndpoint = async (o: SqlEndpointOptions): Promise<RunningSq
   }
 
   const server = createServer((req, res) => {
-    handle(req, res).catch((e: unknown) => {
-      if (res.headersSent) return void res.destroy()
-      const f = failureOf(e)
-      const text = exceptionText(f, version)
-      res.writeHead(statusOf(f.code), {
-        "Content-Type": "text/plain; charset=UTF-8",
-        "X-ClickHouse-Exception-Code": String(f.code),
-        "X-ClickHouse-Server-Display-Name": "ton-exporter",
-        "Content-Length": Buffer.byteLength(text)
-      })
-      res.end(text)
-    })
+    let url: URL | undefined
+    try {
+      url = new URL(req.url ?? "/", "http://sql.invalid")
+    } catch {
+      url = undefined
+    }
+    const common: Record<string, string> = {
+      "X-ClickHouse-Server-Display-Name": "ton-exporter",
+      "X-ClickHouse-Query-Id": url?.searchParams.get("query_id") || randomUUID(),
+      "X-ClickHouse-Timezone": "UTC",
+      "Access-Control-Allow-Origin": "*"
+    }
+    if (url === undefined) return failWith(res, common, { code: 1001, type: "BAD_REQUEST", message: "Malformed request URL" })
+    handle(req, res, url, common).catch((e: unknown) => failWith(res, common, failureOf(e)))
   })
   // A query can take a while; a client that never finishes sending its request is cut by the drain deadline.
   server.requestTimeout = 300_000

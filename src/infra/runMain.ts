@@ -14,7 +14,7 @@ const isExpected = (e: unknown): e is { readonly _tag: string; readonly message:
   typeof (e as { message: unknown }).message === "string"
 
 /** Longest orderly shutdown before the process exits anyway. */
-export const SHUTDOWN_DEADLINE_MS = 8_000
+export const SHUTDOWN_DEADLINE_MS = 6_000
 
 /** One line on the signal and one when stopped; a forced exit if the orderly path overruns its deadline. */
 const watchShutdown = (): { readonly stoppedLine: () => string | undefined } => {

@@ -33,7 +33,7 @@ export const kafkaStartLine = (o: { readonly jarsCached: boolean; readonly forma
     "kafka: ",
     o.jarsCached ? "" : "fetching the broker's jars with Maven (first run only, usually 30-120 s), then ",
     o.formatted ? "starting" : "formatting storage and starting",
-    ` the local broker on 127.0.0.1:${o.port} (usually 5-15 s)...`
+    ` the local broker on 127.0.0.1:${o.port} (usually 10-45 s, the longer on a busy machine)...`
   ].join("")
 
 /** `kafkaStartLine` for this machine's cache and KAFKA_DATA_DIR; undefined when KAFKA_BROKERS names brokers. */
@@ -102,7 +102,12 @@ export const formatBanner = (b: BannerInput): string => {
     rows.push(["v2/v3 block", "no stored masterchain block holds transactions yet"])
   }
   rows.push(["overview", `${b.api}/overview`])
-  rows.push(["metrics", b.metrics === undefined ? "not served (METRICS_PORT unavailable)" : `${b.metrics}/metrics  (pipeline health: ${b.metrics}/health)`])
+  rows.push([
+    "metrics",
+    b.metrics === undefined
+      ? `${b.api}/metrics and ${b.api}/health (the read API)`
+      : `${b.metrics}/metrics and ${b.metrics}/health (pipeline); ${b.api}/metrics and ${b.api}/health (read API)`
+  ])
   rows.push([
     "SQL",
     b.sql.kind === "endpoint"
@@ -121,6 +126,8 @@ export interface RunSummary {
   readonly bundles: number
   readonly published: number
   readonly stored: number
+  /** Bundles the consumer found already stored (a replay after a restart). */
+  readonly alreadyStored?: number
   readonly deadLetters: number
   readonly seconds: number
 }
@@ -130,4 +137,5 @@ export const formatRunSummary = (s: RunSummary): string =>
   s.first === undefined || s.last === undefined || s.bundles === 0
     ? `done: nothing new (the store already holds the range), ${s.seconds.toFixed(1)} s`
     : `done: mc ${s.first}..${s.last}: ${s.bundles} bundles, ${s.published} transactions published, ${s.stored} stored` +
+      `${(s.alreadyStored ?? 0) > 0 ? ` (${s.alreadyStored} bundles were already stored)` : ""}` +
       `${s.deadLetters > 0 ? `, ${s.deadLetters} dead letters` : ""}, ${s.seconds.toFixed(1)} s`

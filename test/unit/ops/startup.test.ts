@@ -22,6 +22,9 @@ describe("run summary", () => {
       "done: mc 1000..1015: 16 bundles, 1507 transactions published, 1507 stored, 50.2 s"
     )
     expect(formatRunSummary({ first: 1, last: 1, bundles: 1, published: 2, stored: 2, deadLetters: 3, seconds: 1 })).toContain(", 3 dead letters,")
+    expect(
+      formatRunSummary({ first: 1000, last: 1015, bundles: 16, published: 1507, stored: 0, alreadyStored: 16, deadLetters: 0, seconds: 9 })
+    ).toBe("done: mc 1000..1015: 16 bundles, 1507 transactions published, 0 stored (16 bundles were already stored), 9.0 s")
   })
 })
 
