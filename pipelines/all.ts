@@ -176,8 +176,10 @@ const ClickHouseAnnounced = announced(
   ClickHouse.layer,
   (s) => `clickhouse: open (${s} s)`
 )
-const Infra = Layer.mergeAll(KafkaBrokersAnnounced, ClickHouseAnnounced, Metrics.layer, Health.layer)
-const Services = Layer.mergeAll(KafkaLive, ClickHouseSink.layer, ApiServer.layer, OpsLive, SqlEndpoint.layer).pipe(
+// The metrics port is taken beside the slow steps, so a busy METRICS_PORT stops the start-up at once.
+const Ops = Layer.merge(Metrics.layer, Health.layer)
+const Infra = Layer.mergeAll(KafkaBrokersAnnounced, ClickHouseAnnounced, Ops, OpsLive.pipe(Layer.provide(Ops)))
+const Services = Layer.mergeAll(KafkaLive, ClickHouseSink.layer, ApiServer.layer, SqlEndpoint.layer).pipe(
   Layer.provideMerge(Infra)
 )
 
