@@ -19,6 +19,8 @@ export const SHUTDOWN_DEADLINE_MS = 6_000
 /** One line on the signal and one when stopped; a forced exit if the orderly path overruns its deadline. */
 const watchShutdown = (): { readonly stoppedLine: () => string | undefined } => {
   let signalAt: number | undefined
+  // Kept for the whole shutdown (not `once`): a terminal's Ctrl-C reaches every process of the group, so npm and tsx
+  // relay a second SIGINT, and tsx's loader ends the process at once when no listener is left to take it.
   const onSignal = (signal: NodeJS.Signals) => {
     if (signalAt !== undefined) return
     signalAt = Date.now()
@@ -30,8 +32,8 @@ const watchShutdown = (): { readonly stoppedLine: () => string | undefined } => 
       process.exit(1)
     }, SHUTDOWN_DEADLINE_MS).unref()
   }
-  process.once("SIGINT", onSignal)
-  process.once("SIGTERM", onSignal)
+  process.on("SIGINT", onSignal)
+  process.on("SIGTERM", onSignal)
   return {
     stoppedLine: () =>
       signalAt === undefined ? undefined : `stopped in ${((Date.now() - signalAt) / 1000).toFixed(1)} s\n`
