@@ -1,10 +1,12 @@
 // The consumer on its own: Kafka bundle topic -> ClickHouse (CLICKHOUSE_URL, or embedded chdb in
 // CLICKHOUSE_DATA_DIR), migrations applied first. Batching by CONSUMER_BATCH_ROWS / CONSUMER_BATCH_BYTES /
 // CONSUMER_BATCH_MS, group CONSUMER_GROUP. Metrics and /health on METRICS_PORT. Runs until Ctrl-C; a restart
-// continues where ClickHouse is.
-import { Effect, Layer } from "effect"
+// continues where ClickHouse is. With embedded chdb it serves read-only SQL on SQL_HOST:SQL_PORT, so an API or
+// analytics process elsewhere reads the same data through CLICKHOUSE_URL.
+import { Console, Effect, Layer } from "effect"
 import { ClickHouse } from "../src/clickhouse/ClickHouse.js"
 import { migrate } from "../src/clickhouse/migrations.js"
+import { SqlEndpoint } from "../src/clickhouse/SqlEndpoint.js"
 import { ConsumerConfig, KafkaConfig, NetworkConfig, settingConfig, settings } from "../src/config.js"
 import { runConsumer } from "../src/consumer/BundleConsumer.js"
 import { KafkaBrokers } from "../src/infra/KafkaBrokers.js"
@@ -17,6 +19,8 @@ import { ClickHouseSink } from "../src/sink/ClickHouseSink.js"
 
 const program = Effect.gen(function* () {
   yield* migrate()
+  const sql = yield* SqlEndpoint
+  if (sql.kind === "endpoint") yield* Console.log(`sql: read-only ClickHouse HTTP on ${sql.url}`)
   const c = yield* ConsumerConfig
   return yield* runConsumer({
     groupId: c.group,
@@ -43,7 +47,7 @@ const Base = Layer.mergeAll(KafkaLive, ClickHouse.layer, Metrics.layer, Health.l
 runMain(
   program.pipe(
     Effect.provide(OpsLive),
-    Effect.provide(ClickHouseSink.layer),
+    Effect.provide(Layer.merge(ClickHouseSink.layer, SqlEndpoint.layer)),
     Effect.provide(Base)
   )
 )
