@@ -12,7 +12,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { isIP } from "node:net"
 import { createGunzip, createInflate, gzipSync, deflateSync } from "node:zlib"
 import { ClickHouse, type EmbeddedEngine } from "./ClickHouse.js"
-import { blockedFunctions, checkReadOnly, SqlRejected } from "./sqlGuard.js"
+import { blockedFunctions, checkReadOnly, checkSqlExposure, SqlRejected } from "./sqlGuard.js"
 import { closeWithDeadline, describeClosed, trackConnections } from "../ops/httpShutdown.js"
 import { SqlConfig, type SqlSettings } from "../config.js"
 
@@ -326,15 +326,6 @@ export const startSqlEndpoint = async (o: SqlEndpointOptions): Promise<RunningSq
     close: async () => describeClosed("sql", await closeWithDeadline(server, deadline), deadline)
   }
 }
-
-const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost|::ffff:127\.\d+\.\d+\.\d+)$/i
-
-/** Refuses a reachable endpoint without credentials; the message names the settings to change. */
-export const checkSqlExposure = (s: Pick<SqlSettings, "host" | "user" | "password">): string | undefined =>
-  LOOPBACK.test(s.host) || (s.user !== "" && s.password !== "")
-    ? undefined
-    : `SQL_HOST=${s.host}: the SQL endpoint serves every table to whoever reaches it; outside loopback set ` +
-      "SQL_USER and SQL_PASSWORD (or keep SQL_HOST=127.0.0.1, or SQL_PORT=0 to turn it off)"
 
 /** What the banner says about SQL access. */
 export type SqlAccess =

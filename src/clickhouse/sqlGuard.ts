@@ -1,6 +1,6 @@
 /**
  * The gate of the read-only SQL endpoint: one statement, of a reading kind, that reaches nothing outside the
- * database, and the FORMAT it asks for. Invariant: the lexer errs on the side of code: it never treats as comment or
+ * database, and the FORMAT it asks for; and who may reach the endpoint at all (loopback, or credentials). Invariant: the lexer errs on the side of code: it never treats as comment or
  * string anything the engine could run, so a second statement, a write or an outside-reaching table function cannot
  * hide from it; the engine's own `readonly` setting is applied on top as a second wall.
  */
@@ -191,3 +191,16 @@ export const checkReadOnly = (sql: string, blocked: ReadonlySet<string>): ReadSt
   }
   return { sql: sql.slice(0, body[body.length - 1]!.end), format }
 }
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost|::ffff:127\.\d+\.\d+\.\d+)$/i
+
+/** Refuses a reachable endpoint without credentials; the message names the settings to change. */
+export const checkSqlExposure = (s: {
+  readonly host: string
+  readonly user: string
+  readonly password: string
+}): string | undefined =>
+  LOOPBACK.test(s.host) || (s.user !== "" && s.password !== "")
+    ? undefined
+    : `SQL_HOST=${s.host}: the SQL endpoint serves every table to whoever reaches it; outside loopback set ` +
+      "SQL_USER and SQL_PASSWORD (or keep SQL_HOST=127.0.0.1, or SQL_PORT=0 to turn it off)"

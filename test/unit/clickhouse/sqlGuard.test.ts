@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { blockedFunctions, checkReadOnly, SqlRejected, tokenize } from "../../../src/clickhouse/sqlGuard.js"
+import { blockedFunctions, checkReadOnly, checkSqlExposure, SqlRejected, tokenize } from "../../../src/clickhouse/sqlGuard.js"
 
 // The engine's table functions as chdb 26.7 lists them (a sample: the gate reads the real list at start-up).
 const blocked = blockedFunctions(["file", "url", "s3", "remote", "executable", "mysql", "numbers", "merge", "format", "values", "view"])
@@ -98,5 +98,16 @@ describe("tokenize", () => {
       ["quoted", 'c"d'],
       ["number", "1"]
     ])
+  })
+})
+
+describe("checkSqlExposure", () => {
+  it("allows loopback without credentials and anything else only with both", () => {
+    expect(checkSqlExposure({ host: "127.0.0.1", user: "", password: "" })).toBeUndefined()
+    expect(checkSqlExposure({ host: "::1", user: "", password: "" })).toBeUndefined()
+    expect(checkSqlExposure({ host: "localhost", user: "", password: "" })).toBeUndefined()
+    expect(checkSqlExposure({ host: "0.0.0.0", user: "u", password: "p" })).toBeUndefined()
+    expect(checkSqlExposure({ host: "0.0.0.0", user: "", password: "" })).toMatch(/^SQL_HOST=0\.0\.0\.0: .*SQL_USER and SQL_PASSWORD/)
+    expect(checkSqlExposure({ host: "10.0.0.5", user: "u", password: "" })).toMatch(/^SQL_HOST=10\.0\.0\.5/)
   })
 })
