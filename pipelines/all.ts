@@ -1,14 +1,16 @@
 // The whole product in one process (`npm start`): Kafka (KAFKA_BROKERS, or the local broker), ClickHouse (server or
 // embedded) with migrations, the upstream (pipelines/live.ts: toncenter.com when TONCENTER_URL is set, otherwise the
-// local fake serving the bundled real transactions), producer, consumer, the read API and /metrics + /health.
-// Offline it backfills the bundled chain, prints a summary and keeps the API up; online it runs PRODUCER_MODE
-// (resume by default) until Ctrl-C. `--exit` ends the process after a backfill's summary.
+// local fake serving the bundled real transactions), producer, consumer, the read API, /metrics + /health and the
+// read-only SQL endpoint over the embedded engine. Offline it backfills the bundled chain, prints a summary and keeps
+// the API up; online it runs PRODUCER_MODE (resume by default) until Ctrl-C. `--exit` ends the process after a
+// backfill's summary. Start-up says what each slow step is doing, then one banner lists every address a user opens.
 import { Console, Effect, Layer, Stream, SubscriptionRef } from "effect"
 import { parseArgs } from "node:util"
 import { ApiServer } from "../src/api/ApiServer.js"
 import { ClickHouse } from "../src/clickhouse/ClickHouse.js"
 import { Migrations } from "../src/clickhouse/migrations.js"
-import { settingConfig, settings } from "../src/config.js"
+import { SqlEndpoint } from "../src/clickhouse/SqlEndpoint.js"
+import { ClickHouseConfig, ConsumerConfig, KafkaConfig, settingConfig, settings } from "../src/config.js"
 import { BundleConsumer } from "../src/consumer/BundleConsumer.js"
 import { KafkaBrokers } from "../src/infra/KafkaBrokers.js"
 import { runMain } from "../src/infra/runMain.js"
@@ -16,6 +18,15 @@ import { KafkaClient } from "../src/kafka/KafkaClient.js"
 import { Health } from "../src/ops/Health.js"
 import { Metrics } from "../src/ops/Metrics.js"
 import { OpsServerLayer } from "../src/ops/OpsServer.js"
+import {
+  announced,
+  clickHouseStartLine,
+  findSampleBlock,
+  formatBanner,
+  formatRunSummary,
+  localKafkaStartLine,
+  migrationsLine
+} from "../src/ops/startup.js"
 import { Producer } from "../src/producer/Producer.js"
 import { ClickHouseSink } from "../src/sink/ClickHouseSink.js"
 import { ProducerLive, producerRun, UpstreamChoice } from "./live.js"
@@ -44,13 +55,17 @@ const program = Effect.gen(function* () {
   const sink = yield* ClickHouseSink
   const consumer = yield* BundleConsumer
   const { address } = yield* ApiServer
-  yield* Console.log(`api: ${address}/api/v3/masterchainBlockShardState?seqno=N, ops: http://127.0.0.1:${metricsPort}/metrics`)
+  const sql = yield* SqlEndpoint
+  const banner = Effect.gen(function* () {
+    const sample = yield* findSampleBlock(ch.query)
+    return formatBanner({ api: address, sample, metrics: `http://127.0.0.1:${metricsPort}`, sql })
+  })
+  // Offline the banner waits for the backfill, so its example block is one just stored; online the run never ends.
+  if (upstream.range === undefined && !args.exit) yield* Effect.flatMap(banner, Console.log)
 
   const summary = yield* Effect.flatMap(Producer, (producer) => producer.done)
   const last = summary.last
-  if (last === undefined) {
-    yield* Console.log("producer: nothing new to publish (the topic already holds this range)")
-  } else {
+  if (last !== undefined) {
     // The backfill is over when the sink stored (or found stored) the last bundle; a failing consumer ends the wait.
     yield* sink.stored.changes.pipe(
       Stream.takeUntil((p) => p.top >= last),
@@ -59,24 +74,60 @@ const program = Effect.gen(function* () {
     )
   }
   const stored = yield* SubscriptionRef.get(sink.stored)
-  const seconds = (Date.now() - started) / 1000
   yield* Console.log(
-    [
-      `done: mc ${summary.first ?? "-"}..${summary.last ?? "-"}: ${summary.bundles} bundles, ${summary.transactions} ` +
-        `transactions published, ${stored.transactions} stored, ${summary.deadLetters} dead letters, ${seconds.toFixed(1)} s`,
-      summary.last !== undefined ? `try: curl '${address}/api/v3/masterchainBlockShardState?seqno=${summary.last}'` : ""
-    ]
-      .filter((l) => l !== "")
-      .join("\n")
+    formatRunSummary({
+      first: summary.first,
+      last: summary.last,
+      bundles: summary.bundles,
+      published: summary.transactions,
+      stored: stored.transactions,
+      alreadyStored: stored.alreadyDone,
+      deadLetters: summary.deadLetters,
+      seconds: (Date.now() - started) / 1000
+    })
   )
   if (args.exit) return
-  yield* Console.log("serving the API; Ctrl-C stops")
+  if (upstream.range !== undefined) yield* Effect.flatMap(banner, Console.log)
   return yield* consumer.done
 })
 
-const Live = Layer.mergeAll(ProducerLive, BundleConsumer.layer, ApiServer.layer, OpsServerLayer).pipe(
-  Layer.provideMerge(Layer.mergeAll(ClickHouseSink.layer, Migrations.layer, KafkaClient.layerNoDeps)),
-  Layer.provideMerge(Layer.mergeAll(KafkaBrokers.layer, ClickHouse.layer, Metrics.layer, Health.layer))
+// The consumer's progress line shows lag and ETA against the backfill's end when there is one.
+const ConsumerLive = Layer.unwrapEffect(
+  Effect.gen(function* () {
+    const c = yield* ConsumerConfig
+    const run = yield* producerRun
+    const target = run.mode === "backfill" ? run.to : undefined
+    return BundleConsumer.layerWith({
+      groupId: c.group,
+      batchRows: c.batchRows,
+      batchBytes: c.batchBytes,
+      batchMs: c.batchMs,
+      sessionTimeoutMs: c.sessionTimeoutMs,
+      progressTarget: () => target
+    })
+  })
+).pipe(Layer.provide(UpstreamChoice.layer))
+
+// Each slow step says what it is doing before it starts and how long it took after.
+const KafkaBrokersAnnounced = announced(
+  Effect.map(KafkaConfig, localKafkaStartLine),
+  KafkaBrokers.layer,
+  (s) => `kafka: ready (${s} s)`
+)
+const ClickHouseAnnounced = announced(
+  Effect.map(ClickHouseConfig, clickHouseStartLine),
+  ClickHouse.layer,
+  (s) => `clickhouse: open (${s} s)`
+)
+const MigrationsAnnounced = announced(Effect.succeed(migrationsLine), Migrations.layer, (s) => `clickhouse: migrated (${s} s)`)
+
+// The metrics port is taken beside the slow steps, so a busy METRICS_PORT stops the start-up at once.
+const Ops = Layer.merge(Metrics.layer, Health.layer)
+const Infra = Layer.mergeAll(KafkaBrokersAnnounced, ClickHouseAnnounced, Ops, OpsServerLayer.pipe(Layer.provide(Ops)))
+
+const Live = Layer.mergeAll(ProducerLive, ConsumerLive, ApiServer.layer, SqlEndpoint.layer).pipe(
+  Layer.provideMerge(Layer.mergeAll(ClickHouseSink.layer, MigrationsAnnounced, KafkaClient.layerNoDeps)),
+  Layer.provideMerge(Infra)
 )
 
 runMain(program.pipe(Effect.provide(Live)))

@@ -78,6 +78,15 @@ export interface ApiSettings {
   readonly rateLimit: number
 }
 
+export interface SqlSettings {
+  readonly host: string
+  /** 0: no SQL endpoint. */
+  readonly port: number
+  /** Both empty: no credentials asked (allowed on loopback only). */
+  readonly user: string
+  readonly password: string
+}
+
 export interface AppConfig {
   readonly network: Network
   readonly kafka: KafkaSettings
@@ -87,6 +96,7 @@ export interface AppConfig {
   readonly consumer: ConsumerSettings
   readonly api: ApiSettings
   readonly metrics: { readonly port: number }
+  readonly sql: SqlSettings
   readonly log: { readonly level: LogLevel }
 }
 
@@ -288,6 +298,12 @@ export const settings = {
   metrics: {
     port: setting("METRICS_PORT", "9464", "Port of the Prometheus /metrics endpoint", port)
   },
+  sql: {
+    host: setting("SQL_HOST", "127.0.0.1", "Address of the read-only ClickHouse HTTP endpoint over embedded chdb (outside loopback needs SQL_USER and SQL_PASSWORD)", nonEmpty),
+    port: setting("SQL_PORT", "8123", "Port of the read-only SQL endpoint; 0 turns it off (never started with CLICKHOUSE_URL)", int(0, 65535)),
+    user: setting("SQL_USER", "", "User the SQL endpoint asks for; empty with SQL_PASSWORD empty asks for none", text),
+    password: setting("SQL_PASSWORD", "", "Password the SQL endpoint asks for", text)
+  },
   log: {
     level: setting(
       "LOG_LEVEL",
@@ -372,6 +388,7 @@ export const ClickHouseConfig: Config.Config<ClickHouseSettings> = Config.map(gr
 }))
 export const ApiConfig: Config.Config<ApiSettings> = group(settings.api)
 export const ConsumerConfig: Config.Config<ConsumerSettings> = group(settings.consumer)
+export const SqlConfig: Config.Config<SqlSettings> = group(settings.sql)
 export const NetworkConfig: Config.Config<Network> = settingConfig(settings.network.network)
 
 /** Settings whose defaults depend on other settings are resolved here, exactly as in `loadConfig`. */
@@ -399,5 +416,6 @@ export const AppConfigConfig: Config.Config<AppConfig> = Config.all({
   consumer: ConsumerConfig,
   api: ApiConfig,
   metrics: group(settings.metrics),
+  sql: SqlConfig,
   log: group(settings.log)
 })

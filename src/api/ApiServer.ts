@@ -2,12 +2,14 @@
  * The API as a service: builds the app over the ClickHouse-backed store and listens on API_HOST:API_PORT
  * for the lifetime of its scope. Invariant: closing the scope (SIGINT/SIGTERM via runMain) stops accepting
  * connections, answers new requests on kept-alive sockets with 503 and lets in-flight requests finish
- * before the ClickHouse client underneath is closed.
+ * before the ClickHouse client underneath is closed; sockets still open after the drain deadline (a client that
+ * sent half a request, a slow reader) are destroyed, so closing never waits on a client.
  */
 import { Context, Effect, Layer, Schema } from "effect"
 import type { FastifyInstance } from "fastify"
 import { ClickHouse } from "../clickhouse/ClickHouse.js"
 import { ApiConfig, NetworkConfig } from "../config.js"
+import { closeWithDeadline, describeClosed, trackConnections } from "../ops/httpShutdown.js"
 import { ClickHouseTxStore } from "../store/Store.js"
 import { buildApp } from "./app.js"
 import { overviewRoutes } from "../analytics/page/routes.js"
@@ -16,6 +18,9 @@ export class ApiServerError extends Schema.TaggedError<ApiServerError>()("ApiSer
   reason: Schema.Literal("ListenFailed"),
   message: Schema.String
 }) {}
+
+/** How long requests in flight get to finish at shutdown before their sockets are cut. */
+const CLOSE_DEADLINE_MS = 3_000
 
 export class ApiServer extends Context.Tag("ton-exporter/ApiServer")<
   ApiServer,
@@ -34,6 +39,7 @@ export class ApiServer extends Context.Tag("ton-exporter/ApiServer")<
       })
       // the human-facing overview page reads ClickHouse's analytics views directly, beside the toncenter routes
       app.register(overviewRoutes, { client: ch.client })
+      trackConnections(app.server)
       const address = yield* Effect.acquireRelease(
         Effect.tryPromise({
           try: () => app.listen({ host: api.host, port: api.port }),
@@ -43,7 +49,11 @@ export class ApiServer extends Context.Tag("ton-exporter/ApiServer")<
               message: `API_HOST=${api.host} API_PORT=${api.port}: cannot listen (${String((e as Error)?.message)})`
             })
         }),
-        () => Effect.promise(() => app.close())
+        () =>
+          Effect.flatMap(
+            Effect.promise(() => closeWithDeadline(app.server, CLOSE_DEADLINE_MS, () => app.close())),
+            (closed) => Effect.logInfo(describeClosed("api", closed, CLOSE_DEADLINE_MS))
+          )
       )
       return ApiServer.of({ app, address })
     })

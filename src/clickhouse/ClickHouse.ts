@@ -64,6 +64,22 @@ export interface EncodedInsert {
   readonly settings?: Record<string, string | number>
 }
 
+/** What the embedded engine gives back for one statement: its formatted output and what it read. */
+export interface EngineResult {
+  readonly bytes: Uint8Array
+  readonly rowsRead: number
+  readonly bytesRead: number
+  readonly elapsedSec: number
+}
+
+/**
+ * The embedded engine itself, for the SQL endpoint that serves it to other processes: one statement (with its
+ * `{name:Type}` parameters, if any) in the named output format, exactly as the engine formats it.
+ */
+export interface EmbeddedEngine {
+  readonly run: (sql: string, o: { readonly format: string; readonly params?: Record<string, string> }) => Promise<EngineResult>
+}
+
 /** A client bound to one database, and what it runs on. Close it with `client.close()`. */
 export interface ClickHouseHandle {
   readonly client: ClickHouseClient
@@ -76,6 +92,8 @@ export interface ClickHouseHandle {
    * copy them into the statement's text, which the engine parses 3-5x slower); a server gets them as the body.
    */
   readonly insertEncoded: (insert: EncodedInsert) => Promise<void>
+  /** Only with the embedded engine (chdb): undefined when a ClickHouse server serves the data itself. */
+  readonly embedded?: EmbeddedEngine
 }
 
 /** What a client needs; `ClickHouseSettings` from config.ts satisfies it. */
@@ -228,6 +246,26 @@ const classifyServerError = (cfg: ClickHouseClientConfig, cause: unknown): Click
   })
 }
 
+// READONLY and ACCESS_DENIED: the server answered and refused the statement, it is not a connectivity problem.
+const isReadOnlyRefusal = (cause: unknown): boolean => {
+  const code = String((cause as { code?: unknown })?.code)
+  return code === "164" || code === "497"
+}
+
+const databaseExists = async (client: ClickHouseClient, database: string): Promise<boolean> => {
+  try {
+    const rs = await client.query({
+      query: "SELECT count() AS n FROM system.databases WHERE name = {database:String}",
+      query_params: { database },
+      format: "JSONEachRow"
+    })
+    const [row] = await rs.json<{ n: string | number }>()
+    return Number(row?.n ?? 0) > 0
+  } catch {
+    return false
+  }
+}
+
 // Bounds how long a wrong CLICKHOUSE_URL can stall start-up.
 const CONNECT_TIMEOUT_MS = 10_000
 
@@ -245,7 +283,8 @@ const makeServerClient = async (cfg: ClickHouseClientConfig & { url: string }): 
     // A ping says nothing about credentials, so the first real statement doubles as the connectivity check.
     await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${quoteIdent(cfg.database)}` })
   } catch (cause) {
-    throw classifyServerError(cfg, cause)
+    // A read-only user (or another exporter's read-only SQL endpoint) cannot create it, but can read one that exists.
+    if (!(isReadOnlyRefusal(cause) && (await databaseExists(admin, cfg.database)))) throw classifyServerError(cfg, cause)
   } finally {
     await admin.close()
   }
@@ -292,7 +331,26 @@ const makeChdbClient = async (cfg: ClickHouseClientConfig): Promise<ClickHouseHa
       settings: { ...(clickHouseSettings as Record<string, string | number>), ...insert.settings }
     })
   }
-  return { client, database: cfg.database, backend: "chdb", location: path, insertEncoded }
+  const embedded: EmbeddedEngine = {
+    run: async (sql, { format, params }) => {
+      if (isClosed()) throw new Error("ClickHouse client is closed")
+      if (params !== undefined && Object.keys(params).length > 0) {
+        // Parameter binding is only reachable through the connection's query path, which reports no read counters.
+        const started = performance.now()
+        const { stream } = await shared.connection.query({
+          query: sql,
+          query_params: params,
+          clickhouse_settings: { default_format: format }
+        } as Parameters<ChdbConnection["query"]>[0])
+        const chunks: Array<Buffer> = []
+        for await (const chunk of stream) chunks.push(Buffer.from(chunk as Uint8Array))
+        return { bytes: Buffer.concat(chunks), rowsRead: 0, bytesRead: 0, elapsedSec: (performance.now() - started) / 1000 }
+      }
+      const r = await shared.connection.chdb.queryAsync(sql, { format })
+      return { bytes: r.bytes(), rowsRead: r.rowsRead, bytesRead: r.bytesRead, elapsedSec: r.elapsed }
+    }
+  }
+  return { client, database: cfg.database, backend: "chdb", location: path, insertEncoded, embedded }
 }
 
 /**

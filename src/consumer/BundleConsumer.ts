@@ -13,10 +13,10 @@ import { KafkaError } from "../kafka/errors.js"
 import { KafkaClient } from "../kafka/KafkaClient.js"
 import { Health } from "../ops/Health.js"
 import { Metrics } from "../ops/Metrics.js"
-import { formatProgress, ProgressTracker } from "../ops/progress.js"
+import { ProgressReporter, ProgressTracker } from "../ops/progress.js"
 import { Migrations } from "../clickhouse/migrations.js"
 import { ConsumerConfig } from "../config.js"
-import { ClickHouseSink } from "../sink/ClickHouseSink.js"
+import { ClickHouseSink, type WriteResult } from "../sink/ClickHouseSink.js"
 import { valueDigest } from "../sink/tokens.js"
 import { BatchBuffer, estimateRows } from "./buffer.js"
 
@@ -30,6 +30,10 @@ export interface ConsumerRun {
   readonly sessionTimeoutMs?: number
   /** Progress line period; 0 turns it off. */
   readonly progressMs?: number
+  /** The masterchain seqno the stored data is heading for (a backfill's end, the upstream head), when known. */
+  readonly progressTarget?: () => number | undefined
+  /** Called after each stored batch (the main job uses it to know when a backfill is fully stored). */
+  readonly onStored?: (result: WriteResult) => void
 }
 
 /** A tiny mutex: eachBatch and the flush timer must never write two batches at once. */
@@ -56,6 +60,7 @@ export const runConsumer = (run: ConsumerRun) =>
         throw Cause.squash(exit.cause)
       })
     const tracker = new ProgressTracker()
+    const reporter = new ProgressReporter("consumer", tracker)
     const batchBytes = run.batchBytes ?? Number.POSITIVE_INFINITY
     let lastStored = -1
 
@@ -201,8 +206,8 @@ export const runConsumer = (run: ConsumerRun) =>
       if ((run.progressMs ?? 5_000) <= 0) return yield* Effect.never
       while (true) {
         yield* Effect.sleep(Duration.millis(run.progressMs ?? 5_000))
-        const view = tracker.view(undefined, Date.now())
-        if (view !== undefined) yield* Effect.logInfo(formatProgress("consumer", view))
+        const line = reporter.tick(Date.now(), yield* Effect.sync(() => run.progressTarget?.()))
+        if (line !== undefined) yield* Effect.logInfo(line)
       }
     })
 

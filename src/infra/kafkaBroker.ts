@@ -4,9 +4,20 @@
 // after the JVM has exited.
 import { type ChildProcess, execFile, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { existsSync, mkdirSync, openSync, readFileSync, closeSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync
+} from "node:fs"
 import { createServer } from "node:net"
-import { dirname, join, resolve } from "node:path"
+import { basename, dirname, join, resolve } from "node:path"
 import { Schema } from "effect"
 import { Kafka, logLevel } from "kafkajs"
 import { repoRoot } from "./paths.js"
@@ -122,6 +133,34 @@ export const ensureKafkaJars = async (cacheRoot: string = join(repoRoot, ".cache
     if (!existsSync(marker)) throw e
   }
   return libs
+}
+
+/**
+ * A dump finished by a broker whose parent had already exited (a shutdown cut short by its deadline) is adopted as
+ * the archive; one written to in the last half minute may still be growing and is left alone.
+ */
+const adoptFinishedDump = (archive: string): void => {
+  if (existsSync(archive)) return
+  const dir = dirname(archive)
+  const prefix = `${basename(archive)}.`
+  for (const name of readdirSync(dir)) {
+    const pid = Number(/^(\d+)-/.exec(name.slice(prefix.length))?.[1])
+    if (!name.startsWith(prefix) || !Number.isSafeInteger(pid) || pid <= 0) continue
+    try {
+      process.kill(pid, 0)
+      continue
+    } catch {
+      // No such process: nobody will rename this dump.
+    }
+    const path = join(dir, name)
+    if (Date.now() - statSync(path).mtimeMs < 30_000) continue
+    try {
+      renameSync(path, archive)
+      return
+    } catch {
+      // Another broker adopted it first.
+    }
+  }
 }
 
 /** Kafka's own cluster id form: 16 random bytes, URL-safe base64 without padding, never starting with "-". */
@@ -337,6 +376,7 @@ export const startLocalKafka = async (options: LocalKafkaOptions): Promise<Local
     // them instead of loading ~10k classes again (about a third less start-up time here). A stale or foreign archive
     // is ignored by the JVM, which then starts as if there were none.
     const archive = join(dirname(libs), "broker.jsa")
+    adoptFinishedDump(archive)
     const dumpTo =
       existsSync(archive) || options.detached === true
         ? undefined

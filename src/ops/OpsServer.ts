@@ -1,12 +1,22 @@
 /**
  * The operations endpoint: `GET /metrics` (Prometheus text) and `GET /health` (200 when every stage reported in
  * time, 503 otherwise, JSON detail either way). Listens on loopback by default; it is for operators, not the public.
+ * Invariant: it is there for the whole run or the run does not start (a taken METRICS_PORT is a start-up error),
+ * and closing it takes at most its drain deadline whatever scrapers do.
  */
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import { createServer, type Server } from "node:http"
 import { settingConfig, settings } from "../config.js"
 import { Health } from "./Health.js"
+import { closeWithDeadline, describeClosed, trackConnections } from "./httpShutdown.js"
 import { Metrics } from "./Metrics.js"
+
+export class OpsServerError extends Schema.TaggedError<OpsServerError>()("OpsServerError", {
+  reason: Schema.Literal("ListenFailed"),
+  message: Schema.String
+}) {}
+
+const CLOSE_DEADLINE_MS = 2_000
 
 export const startOpsServer = (port: number, host = "127.0.0.1") =>
   Effect.gen(function* () {
@@ -34,25 +44,36 @@ export const startOpsServer = (port: number, host = "127.0.0.1") =>
         res.end()
       }
     })
+    trackConnections(server)
     yield* Effect.acquireRelease(
-      Effect.async<void, Error>((resume) => {
-        server.once("error", (e) => resume(Effect.fail(e)))
+      Effect.async<void, OpsServerError>((resume) => {
+        server.once("error", (e: NodeJS.ErrnoException) =>
+          resume(
+            Effect.fail(
+              new OpsServerError({
+                reason: "ListenFailed",
+                message:
+                  `METRICS_PORT=${port}: cannot serve /metrics and /health on ${host}:${port} ` +
+                  `(${e.code === "EADDRINUSE" ? "the port is taken by another process" : e.message}); ` +
+                  "stop that process or choose another METRICS_PORT"
+              })
+            )
+          )
+        )
         server.listen(port, host, () => resume(Effect.void))
       }),
-      () => Effect.async<void>((resume) => void server.close(() => resume(Effect.void)))
+      () =>
+        Effect.flatMap(
+          Effect.promise(() => closeWithDeadline(server, CLOSE_DEADLINE_MS)),
+          (closed) => Effect.logInfo(describeClosed("metrics", closed, CLOSE_DEADLINE_MS))
+        )
     )
     const address = server.address()
     return { port: typeof address === "object" && address !== null ? address.port : port }
   })
 
-/** Metrics are for operators: a taken port is reported and the pipeline runs on without the endpoint. */
-export const OpsServerLive = (port: number, host?: string) =>
-  Layer.scopedDiscard(
-    startOpsServer(port, host).pipe(
-      Effect.tap(({ port }) => Effect.logInfo(`ops: /metrics and /health on http://${host ?? "127.0.0.1"}:${port}`)),
-      Effect.catchAll((e) => Effect.logWarning(`ops: no /metrics and /health endpoint (${e.message})`))
-    )
-  )
+/** Metrics are part of the contract the banner advertises: a taken port stops the start-up with its name. */
+export const OpsServerLive = (port: number, host?: string) => Layer.scopedDiscard(startOpsServer(port, host))
 
 /** The endpoint on METRICS_PORT, for the runnables' layer composition. */
 export const OpsServerLayer = Layer.unwrapEffect(Effect.map(settingConfig(settings.metrics.port), (port) => OpsServerLive(port)))

@@ -12,7 +12,7 @@ import type { KafkaError } from "../kafka/errors.js"
 import { KafkaClient } from "../kafka/KafkaClient.js"
 import { Health } from "../ops/Health.js"
 import { Metrics } from "../ops/Metrics.js"
-import { formatProgress, ProgressTracker } from "../ops/progress.js"
+import { ProgressReporter, ProgressTracker } from "../ops/progress.js"
 import { Upstream, UpstreamError, type RawMasterchainBundle } from "../source/Upstream.js"
 import { installFastCellHash } from "../ton/fastHash.js"
 import {
@@ -101,6 +101,7 @@ export const runProducer = (run: ProducerRun, decode: DecodeTransaction) =>
     }
     const transactionalId = run.transactionalId ?? `${client.clientId}.${client.network}.producer`
     const tracker = new ProgressTracker()
+    const reporter = new ProgressReporter("producer", tracker)
     const totals = { first: undefined as number | undefined, last: undefined as number | undefined, bundles: 0, transactions: 0, deadLetters: 0 }
     let headSeen = 0
 
@@ -209,8 +210,9 @@ export const runProducer = (run: ProducerRun, decode: DecodeTransaction) =>
       while (true) {
         yield* Effect.sleep(Duration.millis(run.progressMs ?? 5_000))
         const target = end ?? (headSeen > 0 ? headSeen : undefined)
-        const view = tracker.view(target, Date.now())
-        if (view !== undefined) yield* Effect.logInfo(formatProgress("producer", view))
+        const finished = end !== undefined && tracker.totals().mcSeqno >= end
+        const line = reporter.tick(Date.now(), target, finished)
+        if (line !== undefined) yield* Effect.logInfo(line)
       }
     })
 

@@ -35,6 +35,8 @@ export interface StoredProgress {
   /** Highest masterchain seqno the sink stored or found already stored (-1 before the first batch). */
   readonly top: number
   readonly transactions: number
+  /** Bundles found already stored (a restart over a range the store holds). */
+  readonly alreadyDone: number
 }
 
 export interface SinkOptions {
@@ -67,11 +69,12 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
     const metrics = yield* Metrics
     const lookback = options.traceLookback ?? 10_000
     const cache = new Lru<HashB64, HashB64>(options.traceCacheSize ?? 500_000)
-    const stored = yield* SubscriptionRef.make<StoredProgress>({ top: -1, transactions: 0 })
+    const stored = yield* SubscriptionRef.make<StoredProgress>({ top: -1, transactions: 0, alreadyDone: 0 })
     const publish = (r: WriteResult) =>
       SubscriptionRef.update(stored, (p) => ({
         top: Math.max(p.top, ...r.stored, ...r.alreadyDone),
-        transactions: p.transactions + r.transactions
+        transactions: p.transactions + r.transactions,
+        alreadyDone: p.alreadyDone + r.alreadyDone.length
       }))
     // A new generation per process start: rows deleted by `recover` must be insertable again under new tokens.
     const runId = `${Date.now().toString(36)}${process.pid.toString(36)}`

@@ -2,7 +2,6 @@ import { Option } from "effect"
 import { describe, expect, it } from "vitest"
 import { BatchBuffer, estimateRows } from "../../../src/consumer/buffer.js"
 import { startSeqno } from "../../../src/producer/Producer.js"
-import { formatProgress, ProgressTracker } from "../../../src/ops/progress.js"
 import { insertToken, batchDigest } from "../../../src/sink/tokens.js"
 import { bundle, msg, tx } from "./records.js"
 
@@ -61,20 +60,6 @@ describe("startSeqno (no gap, no repeat)", () => {
     expect(startSeqno({ mode: "resume" }, Option.none(), 90)).toBe(90)
     expect(startSeqno({ mode: "follow" }, Option.some(41), 90)).toBe(90)
     expect(startSeqno({ mode: "follow" }, Option.some(95), 90)).toBe(96)
-  })
-})
-
-describe("progress", () => {
-  it("computes rates, lag and ETA over the window", () => {
-    const t = new ProgressTracker(10_000)
-    t.record(100, 3, 30, 0)
-    t.record(110, 30, 300, 5_000)
-    const v = t.view(130, 5_000)!
-    expect(v.blocksPerSec).toBeCloseTo(6)
-    expect(v.txPerSec).toBeCloseTo(60)
-    expect(v.lag).toBe(20)
-    expect(v.etaSec).toBeCloseTo(10)
-    expect(formatProgress("p", v)).toBe("p mc 110 | 6.0 blk/s | 60.0 tx/s | lag 20 | ETA 10s")
   })
 })
 
