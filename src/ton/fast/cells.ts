@@ -1,12 +1,12 @@
 /**
  * A bag of cells read straight from its bytes into flat typed arrays (no Cell object per cell), with cell hashes and
- * depths computed over the bytes the BOC already holds, and room for the few cells a decoder cuts out of others.
+ * depths computed over the bytes the BOC already holds (SHA-256 in JS, no allocation per cell), and room for the few cells a decoder cuts out of others.
  * Invariant: it accepts only the plain form the TON node writes (one root, level-0 cells, library cells as the only
  * exotic ones, exact length, valid CRC32C) and throws OutsideFastPath for anything else, so the caller can hand such
  * input to the reference decoder; every hash it computes equals @ton/core's representation hash of the same cell.
  */
-import crypto from "node:crypto"
 import { crc32c } from "../fastHash.js"
+import { sha256Into, sha256Scratch } from "./sha256.js"
 
 /** Input the fast reader does not take on: the caller decodes it with the reference path instead. */
 export class OutsideFastPath extends Error {
@@ -20,13 +20,6 @@ export const outside = (why: string): never => {
 }
 
 const MAGIC = 0xb5ee9c72
-
-// crypto.hash (Node >= 20.12) skips the Hash object createHash allocates for every cell.
-const oneShot = (crypto as { hash?: (algorithm: string, data: Uint8Array, encoding: "buffer") => Buffer }).hash
-const sha256: (data: Uint8Array) => Buffer =
-  typeof oneShot === "function"
-    ? (data) => oneShot("sha256", data, "buffer")
-    : (data) => crypto.createHash("sha256").update(data).digest()
 
 /**
  * The cells of one transaction BOC. Cell i's descriptor bytes (d1, d2) and padded data live in `src[i]` at `off[i]`:
@@ -46,7 +39,6 @@ export class CellStore {
   exotic = new Uint8Array(0)
   depth = new Int32Array(0)
   hashes = Buffer.alloc(0)
-  private readonly scratch = new Uint8Array(2 + 128 + 4 * 2 + 4 * 32)
 
   private ensure(n: number): void {
     if (n <= this.cap) return
@@ -149,27 +141,30 @@ export class CellStore {
 
   /** Representation hash and depth of cell i (level 0): d1 d2 data, then the children's depths and hashes. */
   private hashCell(i: number): void {
-    const s = this.scratch
+    const s = sha256Scratch()
     const o = this.off[i]!
     const src = this.src[i]!
     const head = 2 + ((src[o + 1]! + 1) >> 1)
-    s.set(src.subarray(o, o + head), 0)
+    for (let k = 0; k < head; k++) s[k] = src[o + k]!
     let p = head
     const n = this.refCount[i]!
+    const refs = this.refs
+    const depths = this.depth
     let depth = 0
     for (let r = 0; r < n; r++) {
-      const d = this.depth[this.refs[i * 4 + r]!]!
+      const d = depths[refs[i * 4 + r]!]!
       if (d >= depth) depth = d + 1
       s[p++] = d >> 8
       s[p++] = d & 0xff
     }
+    const hashes = this.hashes
     for (let r = 0; r < n; r++) {
-      const c = this.refs[i * 4 + r]!
-      this.hashes.copy(s, p, c * 32, c * 32 + 32)
+      const h = refs[i * 4 + r]! * 32
+      for (let k = 0; k < 32; k++) s[p + k] = hashes[h + k]!
       p += 32
     }
-    this.depth[i] = depth
-    sha256(s.subarray(0, p)).copy(this.hashes, i * 32)
+    depths[i] = depth
+    sha256Into(s, p, hashes, i * 32)
   }
 
   /**
