@@ -1,18 +1,22 @@
 /**
- * Decode ceiling on every transaction of the real fixture blocks, on one core (single thread): each transaction BOC is
- * decoded into a TransactionRecord by the producer's own decoder (pipelineDecode: node:crypto cell hashing, exotic
- * bodies kept), then, timed apart, each record is rendered as v2 raw.transaction and v3 Transaction (the API's cost).
- * Prints transactions per second for each run and the medians, per wall-clock second and per CPU second of this
- * process (the latter is the per-core figure that stays meaningful on a busy machine); `npm run bench:decode`.
+ * Decode ceiling on every transaction of the real fixture blocks, on one core (single thread), for both decoders:
+ * the @ton/core path (src/ton/decode.ts with node:crypto cell hashing installed, exotic bodies kept) and the fast
+ * path the producer runs (src/ton/fast). Prints where the CPU goes per stage (base64, parse, hash, TL-B + record
+ * building, body BOC serialization, JSON encoding of the record), the medians in transactions per CPU-second of this
+ * process (the per-core figure that stays meaningful on a busy machine), and, timed apart, the v2/v3 rendering the
+ * API does. `npm run bench:decode`; BENCH_RUN_MS (per measurement) and BENCH_RUNS tune the length.
  */
-import fs from "node:fs"
 import path from "node:path"
 import { fileURLToPath } from "node:url"
+import type { Cell } from "@ton/core"
 import { Either } from "effect"
-import { pipelineDecode } from "../src/producer/assemble.js"
-import { extractBlock } from "../src/ton/block.js"
+import { blockTransactions } from "../tools/decodeDiff/corpus.js"
+import { referenceDecode } from "../src/producer/assemble.js"
+import { decodeBase64, parseBoc, parseBocBytes, serializeBocBase64 } from "../src/ton/boc.js"
+import { decodeTransactionCell } from "../src/ton/decode.js"
+import { decodeTransactionFast, fastDecodeStats, fastStages } from "../src/ton/fast/decode.js"
+import type { TransactionRecord } from "../src/ton/record.js"
 import { installFastCellHash } from "../src/ton/fastHash.js"
-import type { BlockIdExt, TransactionRecord } from "../src/ton/record.js"
 import { renderV2Transaction } from "../src/ton/v2.js"
 import { renderV3Transaction } from "../src/ton/v3.js"
 
@@ -20,92 +24,127 @@ import { renderV3Transaction } from "../src/ton/v3.js"
 installFastCellHash()
 
 const here = path.dirname(fileURLToPath(import.meta.url))
-const dir = path.resolve(process.env.FIXTURES_DIR ?? path.join(here, "../test/fixtures/real"), "blocks")
-const runMs = Number(process.env.BENCH_RUN_MS ?? 1500)
-const runs = Number(process.env.BENCH_RUNS ?? 5)
+const real = path.resolve(process.env.FIXTURES_DIR ?? path.join(here, "../test/fixtures/real"))
+const runMs = Number(process.env.BENCH_RUN_MS ?? 1000)
+const runs = Number(process.env.BENCH_RUNS ?? 3)
 
-const inputs: Array<{ boc: string; ctx: { block: BlockIdExt; mc_block_seqno: number } }> = []
-for (const f of fs.readdirSync(dir).sort()) {
-  if (!/\.(boc|hex\.txt|b64\.txt)$/.test(f)) continue
-  const file = path.join(dir, f)
-  const raw = f.endsWith(".boc") ? fs.readFileSync(file) : fs.readFileSync(file, "utf8").trim()
-  const bytes = typeof raw === "string" && f.endsWith(".hex.txt") ? Buffer.from(raw, "hex") : raw
-  const block = extractBlock(bytes)
-  if (Either.isLeft(block)) throw new Error(`${f}: ${block.left.message}`)
-  const h = block.right.header
-  const { workchain, shard, seqno, root_hash, file_hash } = h
-  const id: BlockIdExt = { workchain, shard, seqno, root_hash, file_hash }
-  for (const t of block.right.transactions) inputs.push({ boc: t.boc, ctx: { block: id, mc_block_seqno: h.seqno } })
-}
+const inputs = blockTransactions(real)
+const n = inputs.length
 const totalBytes = inputs.reduce((s, i) => s + i.boc.length, 0)
-console.log(`transactions: ${inputs.length} from ${dir} (${(totalBytes / 1024).toFixed(0)} KiB of base64 BOCs)`)
+console.log(`transactions: ${n} from ${real}/blocks (${(totalBytes / 1024).toFixed(0)} KiB of base64 BOCs)`)
 
-let records: Array<TransactionRecord> = []
-const states = new Map()
+const ok = <A>(e: Either.Either<A, { message: string }>): A => {
+  if (Either.isLeft(e)) throw new Error(e.left.message)
+  return e.right
+}
+
+// Inputs of the stages measured apart: bytes, parsed cells, the records, and every body / state init cell.
+const bytes = inputs.map((i) => ok(decodeBase64(i.boc)))
+const cells = bytes.map((b) => ok(parseBocBytes(b)))
+const records = inputs.map((i) => ok(referenceDecode(i.boc, i.ctx)))
+const contentCells: Array<Cell> = []
+for (const r of records) {
+  for (const m of [r.in_msg, ...r.out_msgs]) {
+    if (m === null) continue
+    contentCells.push(ok(parseBoc(m.body.boc)))
+    if (m.init_state !== null) contentCells.push(ok(parseBoc(m.init_state.boc)))
+  }
+}
+
 let sink = 0
-const decodePass = () => {
-  const out: Array<TransactionRecord> = []
-  for (const { boc, ctx } of inputs) {
-    const r = pipelineDecode(boc, ctx)
-    if (Either.isLeft(r)) throw new Error(r.left.message)
-    out.push(r.right)
+const passes = {
+  "core: base64": () => {
+    for (const i of inputs) sink += ok(decodeBase64(i.boc)).length
+  },
+  "core: base64 + parse + hash (Cell objects)": () => {
+    for (const i of inputs) sink += ok(parseBoc(i.boc)).bits.length
+  },
+  "core: TL-B + record on parsed cells": () => {
+    for (let k = 0; k < n; k++) {
+      sink += ok(decodeTransactionCell(cells[k]!, inputs[k]!.boc, inputs[k]!.ctx, { exoticBodies: "keep" })).now
+    }
+  },
+  "core: of which body/init BOC serialization": () => {
+    for (const c of contentCells) sink += serializeBocBase64(c).length
+  },
+  "core: whole decode": () => {
+    for (const i of inputs) sink += ok(referenceDecode(i.boc, i.ctx)).now
+  },
+  "fast: base64": () => {
+    for (const i of inputs) sink += Buffer.from(i.boc, "base64").length
+  },
+  "fast: base64 + parse": () => {
+    for (const i of inputs) fastStages.parse(Buffer.from(i.boc, "base64"))
+  },
+  "fast: base64 + parse + hash": () => {
+    for (const i of inputs) {
+      fastStages.parse(Buffer.from(i.boc, "base64"))
+      fastStages.hash()
+    }
+  },
+  "fast: whole decode": () => {
+    for (const i of inputs) sink += ok(decodeTransactionFast(i.boc, i.ctx, { exoticBodies: "keep" })).now
+  },
+  "record -> JSON (Kafka encoding, either path)": () => {
+    for (const r of records) sink += JSON.stringify(r).length
+  },
+  "render v2 + v3 (API side, not ingest)": () => {
+    const states = new Map()
+    for (const r of records) sink += renderV2Transaction(r).out_msgs.length + renderV3Transaction(r, states).out_msgs.length
   }
-  records = out
-}
-const renderPass = () => {
-  for (const r of records) {
-    sink += renderV2Transaction(r).out_msgs.length + renderV3Transaction(r, states).out_msgs.length
-  }
-}
+} satisfies Record<string, () => void>
+type Pass = keyof typeof passes
 
-interface Rate {
-  readonly wall: number
-  readonly cpu: number
-}
-
-/** Repeats `pass` for at least runMs of wall time; rates per wall-clock second and per CPU second of this process. */
-const measure = (pass: () => void): Rate & { n: number; wallMs: number; cpuMs: number } => {
-  let n = 0
-  const start = process.hrtime.bigint()
+/** CPU microseconds per transaction of `pass`, repeated for at least runMs of wall time. */
+const measure = (pass: () => void): number => {
+  let reps = 0
+  const start = Date.now()
   const cpuStart = process.cpuUsage()
-  let wallMs = 0
-  while (wallMs < runMs) {
+  while (Date.now() - start < runMs) {
     pass()
-    n += inputs.length
-    wallMs = Number(process.hrtime.bigint() - start) / 1e6
+    reps++
   }
   const cpu = process.cpuUsage(cpuStart)
-  const cpuMs = (cpu.user + cpu.system) / 1000
-  return { n, wallMs, cpuMs, wall: (n / wallMs) * 1000, cpu: (n / cpuMs) * 1000 }
+  return (cpu.user + cpu.system) / (reps * n)
 }
 
-decodePass() // warm-up: JIT and caches
-renderPass()
-const decodeRates: Array<Rate> = []
-const renderRates: Array<Rate> = []
+for (const pass of Object.values(passes)) pass() // warm-up: JIT and caches
+const samples = new Map<Pass, Array<number>>()
 for (let run = 0; run < runs; run++) {
-  const d = measure(decodePass)
-  const r = measure(renderPass)
-  decodeRates.push(d)
-  renderRates.push(r)
-  console.log(
-    `run ${run + 1}: decode ${d.n} tx, wall ${d.wallMs.toFixed(0)} ms = ${d.wall.toFixed(0)} tx/s, ` +
-      `cpu ${d.cpuMs.toFixed(0)} ms = ${d.cpu.toFixed(0)} tx/s; ` +
-      `render ${r.n} tx, cpu ${r.cpuMs.toFixed(0)} ms = ${r.cpu.toFixed(0)} tx/s`
-  )
+  for (const [name, pass] of Object.entries(passes) as Array<[Pass, () => void]>) {
+    const us = measure(pass)
+    samples.set(name, [...(samples.get(name) ?? []), us])
+  }
+  const core = samples.get("core: whole decode")!.at(-1)!
+  const fast = samples.get("fast: whole decode")!.at(-1)!
+  console.log(`run ${run + 1}: core ${(1e6 / core).toFixed(0)} tx/CPU-s, fast ${(1e6 / fast).toFixed(0)} tx/CPU-s`)
 }
 const median = (xs: Array<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
-const decodeCpu = median(decodeRates.map((r) => r.cpu))
-const renderCpu = median(renderRates.map((r) => r.cpu))
+const us = (p: Pass) => median(samples.get(p)!)
+const row = (label: string, v: number) => console.log(`  ${label.padEnd(44)} ${v.toFixed(1).padStart(7)} us/tx`)
+
+console.log("where the CPU goes, median CPU microseconds per transaction (one core):")
+console.log("@ton/core path")
+row("base64 -> bytes", us("core: base64"))
+row("parse + hash (Cell objects, hashed as built)", us("core: base64 + parse + hash (Cell objects)") - us("core: base64"))
+row("TL-B + record building", us("core: TL-B + record on parsed cells") - us("core: of which body/init BOC serialization"))
+row("body / init BOC serialization", us("core: of which body/init BOC serialization"))
+row("whole decode", us("core: whole decode"))
+console.log("fast path")
+row("base64 -> bytes", us("fast: base64"))
+row("parse (flat arrays)", us("fast: base64 + parse") - us("fast: base64"))
+row("hash (node:crypto over the BOC bytes)", us("fast: base64 + parse + hash") - us("fast: base64 + parse"))
+row("TL-B + record + body BOCs", us("fast: whole decode") - us("fast: base64 + parse + hash"))
+row("whole decode", us("fast: whole decode"))
+console.log("after decoding")
+row("record -> JSON (Kafka encoding)", us("record -> JSON (Kafka encoding, either path)"))
+row("render v2 + v3 (API side, not ingest)", us("render v2 + v3 (API side, not ingest)"))
+
+const fallbacks = [...fastDecodeStats.fallbacks].map(([k, v]) => `${k}: ${v}`).join(", ")
+console.log(`fast path took ${fastDecodeStats.fast} decodes, fell back on ${fastDecodeStats.fallback}${fallbacks ? ` (${fallbacks})` : ""}`)
 console.log(
-  `median render (v2+v3, API side, not in the ingest path): ${renderCpu.toFixed(0)} tx per CPU-second (one core), ` +
-    `${median(renderRates.map((r) => r.wall)).toFixed(0)} tx/s wall (checksum ${sink})`
-)
-console.log(
-  `median decode+render (both medians combined): ${(1 / (1 / decodeCpu + 1 / renderCpu)).toFixed(0)} ` +
-    `tx per CPU-second (one core)`
-)
-console.log(
-  `median decode (ingest ceiling: pipelineDecode, node:crypto cell hash, exotic bodies kept, no render): ` +
-    `${decodeCpu.toFixed(0)} tx per CPU-second (one core), ${median(decodeRates.map((r) => r.wall)).toFixed(0)} tx/s wall`
+  `median decode ceiling (ingest, no render), tx per CPU-second on one core: ` +
+    `@ton/core path ${(1e6 / us("core: whole decode")).toFixed(0)}, ` +
+    `fast path ${(1e6 / us("fast: whole decode")).toFixed(0)} ` +
+    `(x${(us("core: whole decode") / us("fast: whole decode")).toFixed(1)}) (checksum ${sink % 1000})`
 )

@@ -7,6 +7,7 @@ import { Either } from "effect"
 import { encodeBundle, type DeadLetter, type EncodedMessage } from "../kafka/codec.js"
 import type { RawMasterchainBundle, RawTransaction } from "../source/Upstream.js"
 import { decodeTransaction } from "../ton/decode.js"
+import { decodeTransactionFast } from "../ton/fast/decode.js"
 import type { BlockIdExt, MasterchainBundle, TransactionRecord } from "../ton/record.js"
 import { assignTraceIds } from "../trace/traceIds.js"
 
@@ -22,10 +23,15 @@ export type DecodeTransaction = (
 ) => Either.Either<TransactionRecord, DecodeFailure>
 
 /**
- * The decoder the pipeline runs. Message bodies holding exotic cells (Merkle proofs and updates) are kept rather than
- * dead-lettered: they are real on-chain transactions that toncenter serves, and dropping them would leave a gap.
+ * The decoder the pipeline runs: the fast path (src/ton/fast), whose records and errors equal the @ton/core path's.
+ * Message bodies holding exotic cells (Merkle proofs and updates) are kept rather than dead-lettered: they are real
+ * on-chain transactions that toncenter serves, and dropping them would leave a gap.
  */
 export const pipelineDecode: DecodeTransaction = (boc, context) =>
+  decodeTransactionFast(boc, context, { exoticBodies: "keep" })
+
+/** The same decoding through @ton/core alone: the reference the fast path is compared with. */
+export const referenceDecode: DecodeTransaction = (boc, context) =>
   decodeTransaction(boc, context, { exoticBodies: "keep" })
 
 export interface Assembled {
