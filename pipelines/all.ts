@@ -11,6 +11,7 @@ import { migrate } from "../src/clickhouse/migrations.js"
 import {
   ConsumerConfig,
   KafkaConfig,
+  LiteserverConfig,
   NetworkConfig,
   ProducerConfig,
   settingConfig,
@@ -41,6 +42,11 @@ interface UpstreamChoice {
 
 /** toncenter when configured; otherwise the fake over the bundled real data, alive for the scope. */
 const chooseUpstream = Effect.gen(function* () {
+  const ls = yield* LiteserverConfig
+  if (ls.config !== undefined) {
+    const layer = Layer.orDie(Upstream.layerLiteserver)
+    return { layer, description: `liteservers ${ls.config}`, range: undefined } as UpstreamChoice
+  }
   const t = yield* ToncenterConfig
   if (t.url !== undefined) {
     return { layer: Upstream.layerFrom({ ...t, url: t.url }), description: t.url, range: undefined } as UpstreamChoice

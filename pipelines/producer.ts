@@ -3,7 +3,15 @@
 // METRICS_PORT. A backfill ends with a summary line; follow and resume run until Ctrl-C.
 import { Console, Effect, Layer } from "effect"
 import { parseArgs } from "node:util"
-import { KafkaConfig, NetworkConfig, ProducerConfig, ToncenterConfig, settingConfig, settings } from "../src/config.js"
+import {
+  KafkaConfig,
+  LiteserverConfig,
+  NetworkConfig,
+  ProducerConfig,
+  ToncenterConfig,
+  settingConfig,
+  settings
+} from "../src/config.js"
 import { KafkaBrokers } from "../src/infra/KafkaBrokers.js"
 import { runMain } from "../src/infra/runMain.js"
 import { KafkaClient, optionsFromSettings } from "../src/kafka/KafkaClient.js"
@@ -47,6 +55,7 @@ const program = Effect.gen(function* () {
 
 const UpstreamLive = Layer.unwrapEffect(
   Effect.gen(function* () {
+    if ((yield* LiteserverConfig).config !== undefined) return Upstream.layerLiteserver
     const t = yield* ToncenterConfig
     if (t.url === undefined) {
       return yield* Effect.dieMessage(

@@ -4,10 +4,11 @@
  * Invariant: a bundle is complete or it is an error; transactions are ordered by block (masterchain block first, then
  * shard blocks by (workchain, shard, seqno)) and inside a block by (account, lt), so equal inputs give equal bundles.
  */
-import { type ConfigError, Context, Effect, Layer } from "effect"
-import { ToncenterConfig } from "../config.js"
+import { ConfigError, Context, Effect, Layer } from "effect"
+import { LiteserverConfig, ToncenterConfig } from "../config.js"
 import { startFakeToncenter } from "../../tools/fake/server.js"
 import { makeToncenterUpstream } from "./Toncenter.js"
+import { liteserverFromSettings } from "./liteserver/Liteserver.js"
 import type { ToncenterOptions, UpstreamService } from "./types.js"
 
 export { retryableReasons, UpstreamError } from "./types.js"
@@ -21,12 +22,15 @@ export type {
 
 export class Upstream extends Context.Tag("Upstream")<Upstream, UpstreamService>() {
   /**
-   * From the TONCENTER_* settings. Without TONCENTER_URL the bundled recorded data is served by an in-process fake
+   * The liteserver source when LITESERVER_CONFIG is set, else toncenter from the TONCENTER_* settings.
+   * Without either, the bundled recorded data is served by an in-process fake
    * toncenter on a loopback port for the layer's lifetime, so the whole pipeline runs offline.
    */
   static readonly layer: Layer.Layer<Upstream, ConfigError.ConfigError> = Layer.scoped(
     Upstream,
     Effect.gen(function* () {
+      const ls = yield* LiteserverConfig
+      if (ls.config !== undefined) return yield* liteserverFromSettings({ ...ls, config: ls.config })
       const t = yield* ToncenterConfig
       if (t.url !== undefined) {
         return yield* makeToncenterUpstream({
@@ -46,6 +50,16 @@ export class Upstream extends Context.Tag("Upstream")<Upstream, UpstreamService>
       yield* Effect.logInfo(`no TONCENTER_URL: serving bundled recorded data from ${fake.url}`)
       return yield* makeToncenterUpstream({ url: fake.url, rps: 0, concurrency: t.concurrency, retries: t.retries })
     })
+  )
+
+  /** The liteserver source from the LITESERVER_* settings (LITESERVER_CONFIG must be set). */
+  static readonly layerLiteserver: Layer.Layer<Upstream, ConfigError.ConfigError> = Layer.scoped(
+    Upstream,
+    Effect.flatMap(LiteserverConfig, (ls) =>
+      ls.config === undefined
+        ? Effect.fail(ConfigError.MissingData(["LITESERVER_CONFIG"], "LITESERVER_CONFIG is not set"))
+        : liteserverFromSettings({ ...ls, config: ls.config })
+    )
   )
 
   /** toncenter over HTTP with explicit options (tests, jobs that start their own fake). */

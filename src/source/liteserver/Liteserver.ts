@@ -8,13 +8,15 @@
  * the file all match the requested id.
  */
 import { createHash } from "node:crypto"
-import { Effect, Either } from "effect"
+import { ConfigError, Effect, Either } from "effect"
 import { Functions } from "ton-lite-client/dist/schema.js"
 import { type ExtractedBlock, extractBlock, toBlockRecord } from "../../ton/block.js"
 import type { BlockIdExt } from "../../ton/record.js"
 import { blockKey, compareBlockIds, FULL_SHARD, overlaps } from "../shard.js"
 import type { RawMasterchainBundle, RawTransaction, UpstreamService } from "../types.js"
 import { UpstreamError } from "../types.js"
+import { loadLiteserverAddresses } from "./addresses.js"
+import { addressText } from "./LiteConnection.js"
 import { type LitePool, type LitePoolOptions, makeLitePool } from "./Pool.js"
 
 const MAX_WALK = 20_000
@@ -288,4 +290,27 @@ export const makeLiteserverUpstream = (opts: LitePoolOptions) =>
       requests: pool.requests,
       pool
     } satisfies LiteserverUpstream
+  })
+
+export interface LiteserverSettings {
+  /** LITESERVER_CONFIG: a global config's path or URL, or host:port:key[,...]. */
+  readonly config: string
+  readonly rps: number
+  readonly timeoutMs: number
+  readonly retries: number
+}
+
+/** The upstream from the LITESERVER_* settings; an unusable LITESERVER_CONFIG is a configuration error. */
+export const liteserverFromSettings = (s: LiteserverSettings) =>
+  Effect.gen(function* () {
+    const servers = yield* Effect.tryPromise({
+      try: () => loadLiteserverAddresses(s.config),
+      catch: (e) =>
+        ConfigError.InvalidData(
+          ["LITESERVER_CONFIG"],
+          `LITESERVER_CONFIG: ${e instanceof Error ? e.message : String(e)}`
+        )
+    })
+    yield* Effect.logInfo(`reading blocks from ${servers.length} liteserver(s): ${servers.map(addressText).join(", ")}`)
+    return yield* makeLiteserverUpstream({ servers, rps: s.rps, timeoutMs: s.timeoutMs, retries: s.retries })
   })
