@@ -1,8 +1,8 @@
-// The choices the runnables share, made once: which upstream (toncenter when TONCENTER_URL is set, otherwise the
-// local fake serving the bundled real transactions: the offline demo) and the producer's run that follows from it.
+// The choices the runnables share, made once: which upstream (liteservers when LITESERVER_CONFIG is set, toncenter
+// when TONCENTER_URL is set, otherwise the local fake serving the bundled real transactions: the offline demo) and the producer's run that follows from it.
 // Invariant: this is the only module that chooses an upstream; the product's modules (src/) never import the fake.
 import { Config, type ConfigError, Context, Effect, Layer, Option } from "effect"
-import { ProducerConfig, settings, ToncenterConfig } from "../src/config.js"
+import { LiteserverConfig, ProducerConfig, settings, ToncenterConfig } from "../src/config.js"
 import { Producer, type ProducerRun } from "../src/producer/Producer.js"
 import { Upstream } from "../src/source/Upstream.js"
 import { startFakeToncenter } from "../tools/fake/server.js"
@@ -18,6 +18,10 @@ export interface UpstreamInfo {
 export class UpstreamChoice extends Context.Tag("ton-exporter/UpstreamChoice")<UpstreamChoice, UpstreamInfo>() {
   static readonly layer: Layer.Layer<Upstream | UpstreamChoice, ConfigError.ConfigError> = Layer.unwrapScoped(
     Effect.gen(function* () {
+      const ls = yield* LiteserverConfig
+      if (ls.config !== undefined) {
+        return Layer.merge(Upstream.layer, Layer.succeed(UpstreamChoice, { description: `liteservers ${ls.config}`, range: undefined }))
+      }
       const t = yield* ToncenterConfig
       if (t.url !== undefined) {
         return Layer.merge(Upstream.layer, Layer.succeed(UpstreamChoice, { description: t.url, range: undefined }))

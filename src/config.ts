@@ -256,6 +256,17 @@ export const settings = {
     timeoutMs: setting("TONCENTER_TIMEOUT_MS", "15000", "Timeout of one request", int(1, 600_000)),
     retries: setting("TONCENTER_RETRIES", "8", "Retries of a failed request", int(0, 1000))
   },
+  liteserver: {
+    config: setting(
+      "LITESERVER_CONFIG",
+      "",
+      "Liteservers to read blocks from instead of toncenter: path or http(s) URL of a TON global config, or host:port:base64-key[,...]; empty = toncenter",
+      optionalText
+    ),
+    rps: setting("LITESERVER_RPS", "0", "Requests per second to each liteserver; 0 = unlimited", int(0, 100_000)),
+    timeoutMs: setting("LITESERVER_TIMEOUT_MS", "10000", "Timeout of one liteserver query", int(1, 600_000)),
+    retries: setting("LITESERVER_RETRIES", "8", "Retries of a failed liteserver query (on the next best server)", int(0, 1000))
+  },
   producer: {
     mode: setting(
       "PRODUCER_MODE",
@@ -390,6 +401,9 @@ export const ApiConfig: Config.Config<ApiSettings> = group(settings.api)
 export const ConsumerConfig: Config.Config<ConsumerSettings> = group(settings.consumer)
 export const SqlConfig: Config.Config<SqlSettings> = group(settings.sql)
 export const NetworkConfig: Config.Config<Network> = settingConfig(settings.network.network)
+
+/** The liteserver source's settings; a set LITESERVER_CONFIG chooses it over toncenter. */
+export const LiteserverConfig = group(settings.liteserver)
 
 /** Settings whose defaults depend on other settings are resolved here, exactly as in `loadConfig`. */
 export const ToncenterConfig: Config.Config<ToncenterSettings> = Config.map(group(settings.toncenter), (t) => ({

@@ -1,0 +1,316 @@
+/**
+ * Builds masterchain bundles from liteservers: the masterchain block (its header and, in McBlockExtra, the shard
+ * descriptions that commit shard blocks), then every shard block between the previous masterchain block's shard tops
+ * and these, each fetched whole with liteServer.getBlock and read with extractBlock. Per masterchain block that is one
+ * request for it plus one per new shard block (a lookupBlock more when its id is not known from the head or a prev
+ * link). Invariant: the bundle equals the toncenter source's for the same chain (the same shard walk, the same
+ * records), and every block used is the one asked for: the answer's id, the root hash of its BOC and the sha256 of
+ * the file all match the requested id.
+ */
+import { createHash } from "node:crypto"
+import { ConfigError, Effect, Either } from "effect"
+import { Functions } from "ton-lite-client/dist/schema.js"
+import { type ExtractedBlock, extractBlock, toBlockRecord } from "../../ton/block.js"
+import type { BlockIdExt } from "../../ton/record.js"
+import { blockKey, compareBlockIds, FULL_SHARD, overlaps } from "../shard.js"
+import type { RawMasterchainBundle, RawTransaction, UpstreamService } from "../types.js"
+import { UpstreamError } from "../types.js"
+import { loadLiteserverAddresses } from "./addresses.js"
+import { addressText } from "./LiteConnection.js"
+import { type LitePool, type LitePoolOptions, makeLitePool } from "./Pool.js"
+
+const MAX_WALK = 20_000
+
+interface TlId {
+  readonly workchain: number
+  readonly shard: string
+  readonly seqno: number
+  readonly rootHash: Buffer
+  readonly fileHash: Buffer
+}
+
+const toTl = (id: BlockIdExt) => ({
+  kind: "tonNode.blockIdExt" as const,
+  workchain: id.workchain,
+  shard: id.shard,
+  seqno: id.seqno,
+  rootHash: Buffer.from(id.root_hash, "base64"),
+  fileHash: Buffer.from(id.file_hash, "base64")
+})
+
+const fromTl = (id: TlId): BlockIdExt => ({
+  workchain: id.workchain,
+  shard: BigInt.asIntN(64, BigInt(id.shard)).toString(),
+  seqno: id.seqno,
+  root_hash: id.rootHash.toString("base64"),
+  file_hash: id.fileHash.toString("base64")
+})
+
+const sameId = (a: BlockIdExt, b: BlockIdExt) =>
+  a.workchain === b.workchain &&
+  a.shard === b.shard &&
+  a.seqno === b.seqno &&
+  a.root_hash === b.root_hash &&
+  a.file_hash === b.file_hash
+
+const idText = (id: BlockIdExt) => `${blockKey(id)}:${id.root_hash}`
+
+/** Insertion-ordered LRU. */
+class Lru<V> {
+  private readonly map = new Map<string, V>()
+  constructor(private readonly capacity: number) {}
+  get(key: string): V | undefined {
+    const v = this.map.get(key)
+    if (v !== undefined) {
+      this.map.delete(key)
+      this.map.set(key, v)
+    }
+    return v
+  }
+  set(key: string, v: V): void {
+    this.map.delete(key)
+    this.map.set(key, v)
+    if (this.map.size > this.capacity) this.map.delete(this.map.keys().next().value as string)
+  }
+  delete(key: string): void {
+    this.map.delete(key)
+  }
+}
+
+/** Memoizes an effect per key while it runs and after it succeeds; a failure is forgotten so the next call retries. */
+const memo = <A>(cache: Lru<Effect.Effect<A, UpstreamError>>, key: string, make: Effect.Effect<A, UpstreamError>) =>
+  Effect.suspend(() => {
+    const hit = cache.get(key)
+    if (hit !== undefined) return hit
+    return Effect.flatMap(Effect.cached(make), (shared) => {
+      const guarded = Effect.tapError(shared, () => Effect.sync(() => cache.delete(key)))
+      cache.set(key, guarded)
+      return guarded
+    })
+  })
+
+const malformed = (message: string) => new UpstreamError({ reason: "malformed", message })
+
+export const makeLiteserverReader = (pool: LitePool) => {
+  const blocks = new Lru<Effect.Effect<ExtractedBlock, UpstreamError>>(4096)
+  const mcIds = new Lru<BlockIdExt>(1024)
+  // the block a validated answer decoded to, handed from the check to the caller without decoding twice
+  const extracted = new WeakMap<object, ExtractedBlock>()
+  let knownHead = -1
+
+  /** A whole block, checked against the id it was asked by. */
+  const block = (id: BlockIdExt, mcSeqno: number): Effect.Effect<ExtractedBlock, UpstreamError> =>
+    memo(
+      blocks,
+      idText(id),
+      Effect.map(
+        pool.query(
+          Functions.liteServer_getBlock,
+          { kind: "liteServer.getBlock", id: toTl(id) },
+          { needsSeqno: mcSeqno, retryNotFound: mcSeqno <= knownHead },
+          (answer, server) => {
+            const got = fromTl(answer.id)
+            if (!sameId(got, id)) return malformed(`${server} answered block ${idText(got)} for ${idText(id)}`)
+            const fileHash = createHash("sha256").update(answer.data).digest("base64")
+            if (fileHash !== id.file_hash) return malformed(`${server}: file hash of ${blockKey(id)} is ${fileHash}`)
+            const x = extractBlock(answer.data)
+            if (Either.isLeft(x)) return malformed(`${server}: block ${blockKey(id)}: ${x.left.message}`)
+            const h = x.right.header
+            if (h.root_hash !== id.root_hash)
+              return malformed(`${server}: root hash of ${blockKey(id)} is ${h.root_hash}`)
+            if (h.workchain !== id.workchain || h.shard !== id.shard || h.seqno !== id.seqno) {
+              return malformed(`${server}: block ${blockKey(id)} says it is ${h.workchain}:${h.shard}:${h.seqno}`)
+            }
+            extracted.set(answer, x.right)
+            return undefined
+          }
+        ),
+        ({ answer }) => {
+          const x = extracted.get(answer)!
+          extracted.delete(answer)
+          return x
+        }
+      ).pipe(
+        // a failure of this block is retried by the pool; the dedup entry must not keep it
+        Effect.withSpan("liteserver.getBlock", {
+          attributes: { block: blockKey(id) }
+        })
+      )
+    )
+
+  const noteMc = (id: BlockIdExt) => mcIds.set(String(id.seqno), id)
+
+  /** The full id of a masterchain block: known from the head or a later block's prev link, else looked up. */
+  const mcId = (seqno: number): Effect.Effect<BlockIdExt, UpstreamError> =>
+    Effect.suspend(() => {
+      const hit = mcIds.get(String(seqno))
+      if (hit !== undefined) return Effect.succeed(hit)
+      return Effect.flatMap(
+        pool.query(
+          Functions.liteServer_lookupBlock,
+          {
+            kind: "liteServer.lookupBlock",
+            mode: 1,
+            id: {
+              kind: "tonNode.blockId",
+              workchain: -1,
+              shard: FULL_SHARD,
+              seqno
+            },
+            lt: null,
+            utime: null
+          },
+          { needsSeqno: seqno, retryNotFound: seqno <= knownHead },
+          (answer, server) => {
+            const id = fromTl(answer.id)
+            return id.workchain === -1 && id.shard === FULL_SHARD && id.seqno === seqno
+              ? undefined
+              : malformed(`${server} looked up ${blockKey(id)} for masterchain ${seqno}`)
+          }
+        ),
+        ({ answer }) => {
+          const id = fromTl(answer.id)
+          noteMc(id)
+          return Effect.succeed(id)
+        }
+      )
+    })
+
+  const head = Effect.map(
+    pool.query(Functions.liteServer_getMasterchainInfo, {
+      kind: "liteServer.masterchainInfo"
+    } as never),
+    ({ answer, serverIndex }) => {
+      const last = fromTl((answer as { last: TlId }).last)
+      noteMc(last)
+      pool.noteHead(serverIndex, last.seqno)
+      knownHead = Math.max(knownHead, last.seqno)
+      return last.seqno
+    }
+  )
+
+  const mcBlock = (seqno: number) =>
+    Effect.gen(function* () {
+      const id = yield* mcId(seqno)
+      const x = yield* block(id, seqno)
+      if (x.header.shards === null) return yield* malformed(`masterchain block ${seqno} has no shard descriptions`)
+      const prev = x.header.prev_blocks[0]
+      if (prev !== undefined && prev.seqno === seqno - 1) noteMc(prev)
+      return { id, x }
+    })
+
+  const topsOf = (x: ExtractedBlock): ReadonlyArray<BlockIdExt> =>
+    x.header.shards!.map((s) => ({
+      workchain: s.workchain,
+      shard: s.shard,
+      seqno: s.seqno,
+      root_hash: s.root_hash,
+      file_hash: s.file_hash
+    }))
+
+  const txsOf = (id: BlockIdExt, x: ExtractedBlock): ReadonlyArray<RawTransaction> =>
+    x.transactions.map((t) => ({
+      block: id,
+      account: t.account,
+      lt: t.lt,
+      hash: t.hash,
+      boc: t.boc
+    }))
+
+  const bundle = (mcSeqno: number): Effect.Effect<RawMasterchainBundle, UpstreamError> =>
+    Effect.gen(function* () {
+      const mc = yield* mcBlock(mcSeqno)
+      const prevMc = yield* mcBlock(mcSeqno - 1)
+      const tops = topsOf(mc.x)
+      const prevTops = topsOf(prevMc.x)
+      // a block at or below a previous top of an overlapping shard was committed by an earlier masterchain block
+      const committedBefore = (id: BlockIdExt) =>
+        prevTops.some((t) => t.workchain === id.workchain && overlaps(t.shard, id.shard) && id.seqno <= t.seqno)
+
+      const found = new Map<string, { id: BlockIdExt; x: ExtractedBlock }>()
+      let frontier = tops.filter((t) => !committedBefore(t))
+      while (frontier.length > 0) {
+        const got = yield* Effect.forEach(frontier, (id) => Effect.map(block(id, mcSeqno), (x) => ({ id, x })), {
+          concurrency: "unbounded"
+        })
+        const next = new Map<string, BlockIdExt>()
+        for (const g of got) {
+          found.set(blockKey(g.id), g)
+          for (const p of g.x.header.prev_blocks) {
+            const pid: BlockIdExt = {
+              workchain: p.workchain,
+              shard: p.shard,
+              seqno: p.seqno,
+              root_hash: p.root_hash,
+              file_hash: p.file_hash
+            }
+            const k = blockKey(pid)
+            if (!committedBefore(pid) && !found.has(k)) next.set(k, pid)
+          }
+        }
+        if (found.size > MAX_WALK) return yield* malformed(`shard walk of ${mcSeqno} exceeds ${MAX_WALK} blocks`)
+        frontier = [...next.values()]
+      }
+      const shardBlocks = [...found.values()].sort((a, b) => compareBlockIds(a.id, b.id))
+      return {
+        mc_seqno: mcSeqno,
+        mc_block: toBlockRecord(mc.x.header, mcSeqno, mc.id.file_hash),
+        shard_blocks: shardBlocks.map((b) => toBlockRecord(b.x.header, mcSeqno, b.id.file_hash)),
+        shard_tops: [...tops].sort(compareBlockIds),
+        transactions: [mc, ...shardBlocks].flatMap((b) => txsOf(b.id, b.x)),
+        account_states: [],
+        code_hashes: {}
+      } satisfies RawMasterchainBundle
+    }).pipe(
+      Effect.withSpan("upstream.bundle", {
+        attributes: { mcSeqno, source: "liteserver" }
+      })
+    )
+
+  return { head, bundle, block, mcId }
+}
+
+export interface LiteserverUpstream extends UpstreamService {
+  /** Lite API requests sent so far (every attempt counts). */
+  readonly requests: () => number
+  readonly pool: LitePool
+}
+
+/** A liteserver upstream over a pool that lives as long as the scope. */
+export const makeLiteserverUpstream = (opts: LitePoolOptions) =>
+  Effect.gen(function* () {
+    const pool = yield* Effect.acquireRelease(
+      Effect.sync(() => makeLitePool(opts)),
+      (p) => Effect.sync(() => p.close())
+    )
+    const reader = makeLiteserverReader(pool)
+    return {
+      head: reader.head,
+      bundle: reader.bundle,
+      requests: pool.requests,
+      pool
+    } satisfies LiteserverUpstream
+  })
+
+export interface LiteserverSettings {
+  /** LITESERVER_CONFIG: a global config's path or URL, or host:port:key[,...]. */
+  readonly config: string
+  readonly rps: number
+  readonly timeoutMs: number
+  readonly retries: number
+}
+
+/** The upstream from the LITESERVER_* settings; an unusable LITESERVER_CONFIG is a configuration error. */
+export const liteserverFromSettings = (s: LiteserverSettings) =>
+  Effect.gen(function* () {
+    const servers = yield* Effect.tryPromise({
+      try: () => loadLiteserverAddresses(s.config),
+      catch: (e) =>
+        ConfigError.InvalidData(
+          ["LITESERVER_CONFIG"],
+          `LITESERVER_CONFIG: ${e instanceof Error ? e.message : String(e)}`
+        )
+    })
+    yield* Effect.logInfo(`reading blocks from ${servers.length} liteserver(s): ${servers.map(addressText).join(", ")}`)
+    return yield* makeLiteserverUpstream({ servers, rps: s.rps, timeoutMs: s.timeoutMs, retries: s.retries })
+  })
