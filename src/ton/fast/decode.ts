@@ -106,6 +106,7 @@ const readTransaction = (boc: string, ctx: DecodeContext): TransactionRecord => 
     walkDict(ms.ref(), 15, 0, (key, leaf) => {
       if (outCells[key] === undefined) outSize++
       outCells[key] = leaf.ref()
+      endOfValue(leaf)
     })
   }
   if (outSize !== outCount) outside("out_msgs count")
@@ -171,6 +172,11 @@ const walkDict = (c: number, n: number, key: number, leaf: (key: number, cur: Cu
   walkDict(right, n - len - 1, k * 2 + 1, leaf)
 }
 
+/** @ton/core's dictionary values of cells and integers must fill their leaf exactly (its endParse). */
+const endOfValue = (cs: Cursor): void => {
+  if (cs.remainingBits > 0 || cs.remainingRefs > 0) outside("dictionary value not fully read")
+}
+
 /** ExtraCurrencyCollection in the dictionary at cell `c` (-1: none), keys ascending. */
 const extraCurrencies = (c: number): ExtraCurrencies => {
   const out: Record<string, string> = {}
@@ -178,6 +184,7 @@ const extraCurrencies = (c: number): ExtraCurrencies => {
   const pairs: Array<[number, string]> = []
   walkDict(c, 32, 0, (key, cs) => {
     pairs.push([key, cs.varUint(5)])
+    endOfValue(cs)
   })
   pairs.sort((a, b) => a[0] - b[0])
   for (let i = 0; i < pairs.length; i++) {
