@@ -3,7 +3,9 @@
 // enforces toncenter's per-key rate limit; the main job (pipelines/all.ts: producer in follow mode, Kafka, consumer,
 // embedded ClickHouse, API) runs as a child process with that rate. Prints the sustained masterchain blocks per
 // second, toncenter requests per masterchain block by method (and how many were refused with 429), and the latency
-// from a block appearing upstream to the first 200 answer of /api/v3/masterchainBlockShardState for it (median, p99).
+// from a block appearing upstream to the first 200 answer of /api/v3/masterchainBlockShardState for it (median, p99);
+// and the source alone: when the fake answered the last request for each block (its pace and latency), which tells a
+// rate-bound source from a pipeline that cannot keep up on a loaded machine.
 // Usage: npx tsx bench/follow.ts [--blocks 60] [--interval-ms 400] [--shards 4] [--rps 10] [--tx-per-block 4]
 //   [--batch-ms 1000] [--grace-s 240] [--v3-blocks] [--repo <checkout whose exporter runs; default this one>]
 // --v3-blocks reads block headers from the fake's v3 /blocks (TONCENTER_V3_BLOCKS_URL) instead of getBlockHeader.
@@ -137,9 +139,12 @@ const main = async () => {
       return chain.blocks.get(`${q["workchain"]}:${shard}:${q["seqno"]}`)?.record.mc_block_seqno
     }
     const counts: Record<string, { all: number; rateLimited: number }> = {}
+    // when the source had all of a block: its last answered request (the producer then decodes and publishes it)
+    const fetchedAt = new Map<number, number>()
     for (const r of fake.requests) {
       const mc = mcOf(r)
       if (mc === undefined || mc < first || mc > lastServed) continue
+      if (r.endpoint !== "getMasterchainInfo" && r.status === 200) fetchedAt.set(mc, Math.max(fetchedAt.get(mc) ?? 0, r.at))
       const c = (counts[r.endpoint] ??= { all: 0, rateLimited: 0 })
       c.all += 1
       if (r.status === 429) c.rateLimited += 1
@@ -162,6 +167,12 @@ const main = async () => {
     out.write(
       `requests per mc block: ${(total / n).toFixed(2)} (${perMethod}); 429: ${refused}; ` +
         `budget 1 + new shard blocks = ${(1 + shardBlocks / n).toFixed(2)}\n`
+    )
+    const fetchLat = [...fetchedAt].map(([m, t]) => t - fake.revealedAt(m)!)
+    const fetchedSpan = (Math.max(...fetchedAt.values()) - fake.revealedAt(first)!) / 1000
+    out.write(
+      `upstream alone: fetched ${fetchedAt.size} mc blocks at ${(fetchedAt.size / fetchedSpan).toFixed(2)}/s, ` +
+        `block-to-fetched median ${quantile(fetchLat, 0.5).toFixed(0)} ms, p99 ${quantile(fetchLat, 0.99).toFixed(0)} ms\n`
     )
     out.write(
       `block-to-API latency: median ${quantile(latencies, 0.5).toFixed(0)} ms, p99 ${quantile(latencies, 0.99).toFixed(0)} ms, ` +
