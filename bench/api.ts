@@ -4,15 +4,12 @@
 // Prints requests/s and p50/p99 latency per endpoint and the peak RSS of the serving process.
 // BENCH_STORE=memory (default: in-memory store, measures the HTTP layer) | clickhouse (embedded ClickHouse,
 // or CLICKHOUSE_URL, with the block ingested first); BENCH_CONNECTIONS (16), BENCH_SECONDS (10).
-// BENCH_STORE_DIR=<ClickHouse data dir kept by `bench:ingest --store`> runs the volume mode instead: the store holds a
-// whole generated chain (one million transactions), and each endpoint is loaded with requests cycling over
-// BENCH_SAMPLE (default 200) different blocks picked at random from it, at 40 transactions per response, with the
-// rendered-answer cache off (every request reads the store), then on after one pass over the sample filled it (a hot
-// set of BENCH_SAMPLE blocks, as popular recent blocks are).
-// BENCH_READ_CONNECTIONS (volume mode, default 1): the store reads through that many chdb connections on the same
-// engine, so statements of concurrent requests can run side by side.
-import { createClient, type ClickHouseClient } from "@clickhouse/client"
-import { createChdbConnection } from "chdb/connection"
+// BENCH_STORE_DIR=<ClickHouse data dir kept by `bench:ingest --store`> runs the volume mode instead: the product's own
+// API runnable (pipelines/api.ts, of BENCH_PROJECT_DIR or this checkout) serves the store on BENCH_PORT (18480) and
+// each endpoint is loaded with requests spread over BENCH_SAMPLE (default 10,000, or all) random masterchain blocks, at
+// 40 transactions per response, with API_CACHE_BYTES=0 (every request reads the store), then with the cache on after
+// one pass filled it; it prints req/s, p50/p99, one-connection latency, the runnable's CPU per request and peak RSS.
+import type { ClickHouseClient } from "@clickhouse/client"
 import { Either } from "effect"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { spawn } from "node:child_process"
@@ -152,6 +149,15 @@ const storeTimings = async (store: TxStore, b: MasterchainBundle, raw?: ClickHou
       () => store.transactionsByMcSeqno(b.mc_seqno, { limit: 40, offset: 0, sort: "desc" })
     ],
     ["accountStates x40 (v3)", () => store.accountStates(stateHashes(b.transactions.slice(0, 40)))],
+    ...(store.pages === undefined
+      ? []
+      : ([
+          [
+            "v3PageText limit=40 with address book (v3)",
+            () => store.pages!.v3PageText(b.mc_seqno, { limit: 40, offset: 0, sort: "desc" }, true)
+          ],
+          ["v2PageText count=40 (v2)", () => store.pages!.v2PageText(b.shard_blocks[0]!, null, 40)]
+        ] as Array<[string, () => Promise<unknown>]>)),
     ["codeHashes x40 (v3)", () => store.codeHashes(addressBookAddresses(b.transactions.slice(0, 40)))]
   ]
   if (raw !== undefined)
@@ -228,87 +234,151 @@ const loadPaths = (base: string, paths: ReadonlyArray<string>): Promise<Autocann
     )
   })
 
-/** Another read-only client on the process's chdb engine, bound to `database` the way ClickHouse.ts binds its own. */
-const extraChdbReader = (dataDir: string, database: string): ClickHouseClient => {
-  const base = createChdbConnection({ path: resolve(dataDir) })
-  const connection = { ...inDatabase(base, database), close: () => base.close() }
-  return createClient({ connection: connection as unknown as ClientConnection, clickhouse_settings: clickHouseSettings })
+const CLOCK_TICKS = 100
+
+/** CPU seconds (user + system) and peak RSS (VmHWM) of a running process, from /proc. */
+const procUsage = (pid: number): { cpu: number; peakRss: number } => {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))
+  return { cpu: (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS, peakRss: Number(m?.[1] ?? 0) * 1024 }
 }
 
-/** Volume mode: an existing store of a whole generated chain, requests spread over many blocks. */
-const volume = async (dataDir: string) => {
-  const sample = Number(process.env.BENCH_SAMPLE ?? 200)
-  const handle = await makeClickHouseClient({
-    url: undefined,
-    user: "default",
-    password: "",
-    database: process.env.CLICKHOUSE_DATABASE ?? "ton",
-    dataDir
+/** The product's API runnable (pipelines/api.ts of BENCH_PROJECT_DIR) over the store; resolves once it listens. */
+const startRunnable = async (
+  project: string,
+  dataDir: string,
+  port: number,
+  env: Record<string, string>
+): Promise<{ pid: number; stop: () => Promise<void> }> => {
+  const child = spawn(process.execPath, ["--import", "tsx", "pipelines/api.ts"], {
+    cwd: project,
+    env: {
+      ...process.env,
+      CLICKHOUSE_URL: "",
+      CLICKHOUSE_DATA_DIR: dataDir,
+      API_HOST: "127.0.0.1",
+      API_PORT: String(port),
+      METRICS_PORT: String(port + 1),
+      LOG_LEVEL: "warn",
+      ...env
+    },
+    stdio: ["ignore", "pipe", "inherit"]
   })
-  const rows = async <T>(query: string): Promise<Array<T>> =>
-    (await handle.client.query({ query, format: "JSONEachRow" })).json<T>()
-  const [counts] = await rows<{ txs: string; blocks: string; mc: string; bytes: string }>(
-    `SELECT (SELECT count() FROM transactions) AS txs, (SELECT count() FROM blocks) AS blocks,
-            (SELECT count() FROM mc_blocks_done) AS mc,
-            (SELECT sum(bytes_on_disk) FROM system.parts WHERE active AND database = currentDatabase()) AS bytes`
-  )
-  // A fixed pseudo-random sample, the same on every run over the same store.
-  const mcs = await rows<{ mc_seqno: number }>(
-    `SELECT mc_seqno FROM mc_blocks_done ORDER BY cityHash64(mc_seqno) LIMIT ${sample}`
-  )
-  const shardBlocks = await rows<{ workchain: number; shard: string; seqno: number; tx_count: number }>(
-    `SELECT workchain, toString(shard) AS shard, seqno, tx_count FROM blocks
-     WHERE workchain = 0 AND tx_count > 0 ORDER BY cityHash64(shard, seqno) LIMIT ${sample}`
-  )
-  const database = process.env.CLICKHOUSE_DATABASE ?? "ton"
-  const extraReaders = Array.from({ length: Math.max(0, Number(process.env.BENCH_READ_CONNECTIONS ?? 1) - 1) }, () =>
-    extraChdbReader(dataDir, database)
-  )
-  const store = new ClickHouseTxStore([handle.client, ...extraReaders])
-  const targets: Array<[string, Array<string>]> = [
-    [
-      "v2 getBlockTransactionsExt count=40",
-      shardBlocks.map((b) => `/api/v2/getBlockTransactionsExt?workchain=${b.workchain}&shard=${b.shard}&seqno=${b.seqno}&count=40`)
-    ],
-    [
-      "v3 masterchainBlockShardState limit=40",
-      mcs.map((m) => `/api/v3/masterchainBlockShardState?seqno=${m.mc_seqno}&limit=40`)
-    ]
-  ]
+  const exited = new Promise<void>((r) => child.on("exit", () => r()))
+  await new Promise<void>((ok, fail) => {
+    let out = ""
+    child.stdout!.on("data", (d: Buffer) => {
+      out += d.toString("utf8")
+      if (out.includes("listening")) ok()
+    })
+    child.on("exit", (code) => fail(new Error(`api runnable exited with ${code} before listening: ${out.slice(0, 500)}`)))
+  })
+  return {
+    pid: child.pid!,
+    stop: async () => {
+      child.kill("SIGTERM")
+      await exited
+    }
+  }
+}
+
+const percentile = (xs: Array<number>, p: number): number =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!
+
+/** A deterministic shuffle (the same sample on every run over the same store). */
+const shuffled = <A>(xs: ReadonlyArray<A>, seed: number): Array<A> => {
+  const out = [...xs]
+  let x = seed >>> 0 || 1
+  for (let i = out.length - 1; i > 0; i--) {
+    x ^= x << 13
+    x ^= x >>> 17
+    x ^= x << 5
+    const j = (x >>> 0) % (i + 1)
+    ;[out[i], out[j]] = [out[j]!, out[i]!]
+  }
+  return out
+}
+
+/**
+ * Volume mode: the product's own runnable (pipelines/api.ts) over a store kept by `bench:ingest --store`, requests
+ * spread uniformly over BENCH_SAMPLE (default 10,000, or every block if the store has fewer) random masterchain
+ * blocks, 40 transactions per response; once with API_CACHE_BYTES=0 (every request reads the store) and once with
+ * the default cache after one pass over the sample filled it. Reports req/s and p50/p99 at BENCH_CONNECTIONS, the
+ * one-connection latency of a sequential pass, the runnable's CPU per request (its /proc counters over the load) and
+ * its peak RSS. BENCH_PROJECT_DIR runs another checkout's runnable (e.g. the main branch) over the same store.
+ */
+const volume = async (dataDir: string) => {
+  const project = resolve(process.env.BENCH_PROJECT_DIR ?? join(import.meta.dirname, ".."))
+  const port = Number(process.env.BENCH_PORT ?? 18480)
+  const stamp = JSON.parse(readFileSync(join(dataDir, "bench-store.json"), "utf8")) as {
+    first: number
+    last: number
+    txs: number
+  }
+  const all = Array.from({ length: stamp.last - stamp.first + 1 }, (_, i) => stamp.first + i)
+  const mcs = shuffled(all, 1).slice(0, Number(process.env.BENCH_SAMPLE ?? 10_000))
+  const base = `http://127.0.0.1:${port}`
+  // the sequential pass over the first BENCH_SINGLES paths of the sample (default 500)
+  const singlesCount = Number(process.env.BENCH_SINGLES ?? 500)
   console.log(
-    `bench:api volume store=${dataDir} transactions=${counts!.txs} blocks=${counts!.blocks} mc_blocks=${counts!.mc} ` +
-      `on-disk=${(Number(counts!.bytes) / 1024 / 1024).toFixed(0)} MiB sample=${sample} blocks per endpoint ` +
-      `connections=${connections} read-connections=${1 + extraReaders.length} duration=${seconds}s ` +
+    `bench:api volume store=${dataDir} transactions=${stamp.txs} mc_blocks=${all.length} ` +
+      `sample=${mcs.length} blocks per endpoint project=${project} connections=${connections} duration=${seconds}s ` +
       `node=${process.version} cpus=${availableParallelism()} load=${loadavg()[0]!.toFixed(1)}`
   )
-  const rss = rssSampler()
-  await withEachCacheSetting(store, async (app, base, cacheBytes) => {
-    for (const [name, paths] of targets) {
-      // Every sampled path must answer 200 before it is loaded: a benchmark of error pages measures nothing.
-      const singles: Array<number> = []
-      let bodyBytes = 0
-      // With the cache on, this pass also fills it: the load then measures a hot set of BENCH_SAMPLE blocks.
-      for (const path of paths) {
-        const t0 = performance.now()
-        const check = await app.inject(path)
-        singles.push(performance.now() - t0)
-        if (check.statusCode !== 200) throw new Error(`${path}: ${check.statusCode} ${check.body.slice(0, 200)}`)
-        bodyBytes += check.body.length
+  for (const cacheBytes of [0, 64 * 1024 * 1024]) {
+    const api = await startRunnable(project, dataDir, port, {
+      API_CACHE_BYTES: String(cacheBytes),
+      ...(process.env.API_READ_CONNECTIONS ? { API_READ_CONNECTIONS: process.env.API_READ_CONNECTIONS } : {})
+    })
+    try {
+      // v2 pages: for each sampled masterchain block, one basechain block of it with transactions
+      const v2: Array<string> = []
+      for (const seqno of mcs) {
+        const res = await fetch(`${base}/api/v3/masterchainBlockShards?seqno=${seqno}`)
+        const blocks = ((await res.json()) as { blocks: Array<{ workchain: number; shard: string; seqno: number; tx_count: number }> }).blocks
+        const pick = blocks.filter((b) => b.workchain === 0 && b.tx_count > 0)
+        const b = pick[seqno % Math.max(1, pick.length)]
+        if (b === undefined) continue
+        const shard = BigInt.asIntN(64, BigInt(`0x${b.shard}`)).toString()
+        v2.push(`/api/v2/getBlockTransactionsExt?workchain=0&shard=${shard}&seqno=${b.seqno}&count=40`)
       }
-      const r = await loadPaths(base, paths)
-      console.log(
-        `${cacheBytes === 0 ? "cache off" : "cache on "} ${name.padEnd(41)} ` +
-          `${r.requests.average.toFixed(0).padStart(6)} req/s  ` +
-          `p50 ${String(r.latency.p50).padStart(5)} ms  p99 ${String(r.latency.p99).padStart(5)} ms  ` +
-          `${cacheBytes === 0 ? "sequential" : "first pass"} median ${median(singles).toFixed(0).padStart(4)} ms  ` +
-          `mean body ${(bodyBytes / paths.length / 1024).toFixed(0)} KiB  ` +
-          `done ${r.requests.total}  non-2xx ${r.non2xx}  errors ${r.errors}`
-      )
+      const targets: Array<[string, Array<string>]> = [
+        ["v2 getBlockTransactionsExt count=40", v2],
+        ["v3 masterchainBlockShardState limit=40", mcs.map((m) => `/api/v3/masterchainBlockShardState?seqno=${m}&limit=40`)]
+      ]
+      for (const [name, paths] of targets) {
+        // One connection, sequentially: the cache-off pass reads the store every time; with the cache on, a first
+        // pass fills it and a second one is timed.
+        if (cacheBytes > 0) for (const path of paths) await fetch(base + path).then((r) => r.arrayBuffer())
+        const singles: Array<number> = []
+        let bodyBytes = 0
+        for (const path of paths.slice(0, singlesCount)) {
+          const t0 = performance.now()
+          const res = await fetch(base + path)
+          const body = await res.arrayBuffer()
+          singles.push(performance.now() - t0)
+          if (res.status !== 200) throw new Error(`${path}: ${res.status} ${Buffer.from(body).toString().slice(0, 200)}`)
+          bodyBytes += body.byteLength
+        }
+        const before = procUsage(api.pid)
+        const r = await loadPaths(base, paths)
+        const after = procUsage(api.pid)
+        const cpuMs = ((after.cpu - before.cpu) * 1000) / Math.max(1, r.requests.total)
+        console.log(
+          `${cacheBytes === 0 ? "cache off" : "cache on "} ${name.padEnd(39)} ` +
+            `${r.requests.average.toFixed(0).padStart(6)} req/s  ` +
+            `p50 ${String(r.latency.p50).padStart(4)} ms  p99 ${String(r.latency.p99).padStart(4)} ms  ` +
+            `1-conn p50 ${percentile(singles, 0.5).toFixed(1).padStart(5)} ms p99 ${percentile(singles, 0.99).toFixed(1).padStart(5)} ms  ` +
+            `cpu/req ${cpuMs.toFixed(2)} ms  peak RSS ${(after.peakRss / 1024 / 1024).toFixed(0)} MiB  ` +
+            `mean body ${(bodyBytes / singles.length / 1024).toFixed(0)} KiB  ` +
+            `done ${r.requests.total}  non-2xx ${r.non2xx}  errors ${r.errors}`
+        )
+      }
+    } finally {
+      await api.stop()
     }
-  })
-  rss.stop("before load")
-  for (const c of extraReaders) await c.close()
-  await handle.client.close()
+  }
 }
 
 const main = async () => {

@@ -76,6 +76,10 @@ export interface ApiSettings {
   readonly keys: ReadonlyArray<string>
   /** Requests per second per key; 0 turns rate limiting off. */
   readonly rateLimit: number
+  /** Byte budget of the rendered-response cache; 0 turns it off. */
+  readonly cacheBytes: number
+  /** Embedded ClickHouse sessions reads are spread over. */
+  readonly readConnections: number
 }
 
 export interface SqlSettings {
@@ -304,7 +308,14 @@ export const settings = {
     host: setting("API_HOST", "127.0.0.1", "Address the API listens on", nonEmpty),
     port: setting("API_PORT", "8080", "Port the API listens on", port),
     keys: setting("API_KEYS", "", "Comma-separated API keys; empty leaves the API open", list),
-    rateLimit: setting("API_RATE_LIMIT", "0", "Requests per second per key; 0 is off", int(0, 1_000_000))
+    rateLimit: setting("API_RATE_LIMIT", "0", "Requests per second per key; 0 is off", int(0, 1_000_000)),
+    cacheBytes: setting("API_CACHE_BYTES", "67108864", "Byte budget of the rendered-response cache; 0 is off", int(0, 2 ** 40)),
+    readConnections: setting(
+      "API_READ_CONNECTIONS",
+      "4",
+      "Embedded ClickHouse sessions the API reads through side by side (a server is read over pooled HTTP)",
+      int(1, 64)
+    )
   },
   metrics: {
     port: setting("METRICS_PORT", "9464", "Port of the Prometheus /metrics endpoint", port)

@@ -10,6 +10,7 @@ import type { FastifyInstance } from "fastify"
 import { ClickHouse } from "../clickhouse/ClickHouse.js"
 import { ApiConfig, NetworkConfig } from "../config.js"
 import { closeWithDeadline, describeClosed, trackConnections } from "../ops/httpShutdown.js"
+import { readClients } from "../store/readers.js"
 import { ClickHouseTxStore } from "../store/Store.js"
 import { buildApp } from "./app.js"
 import { overviewRoutes } from "../analytics/page/routes.js"
@@ -33,9 +34,13 @@ export class ApiServer extends Context.Tag("ton-exporter/ApiServer")<
       const api = yield* ApiConfig
       const network = yield* NetworkConfig
       const ch = yield* ClickHouse
+      const readers = yield* Effect.acquireRelease(
+        Effect.sync(() => readClients(ch, api.readConnections)),
+        (r) => Effect.promise(() => r.close())
+      )
       const app = buildApp({
-        store: new ClickHouseTxStore(ch.client),
-        config: { network, api, processMetrics: true, logger: false }
+        store: new ClickHouseTxStore(readers.clients),
+        config: { network, api, processMetrics: true, logger: false, cacheBytes: api.cacheBytes }
       })
       // the human-facing overview page reads ClickHouse's analytics views directly, beside the toncenter routes
       app.register(overviewRoutes, { client: ch.client })

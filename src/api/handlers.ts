@@ -21,7 +21,19 @@ import {
   stateHashes
 } from "./assemble/v3.js"
 import { goJson, pythonJson, sortedRecord } from "./json.js"
+import { v3Tail } from "../store/pages.js"
+import { renderAddressBookOf } from "../ton/v3.js"
 import type { ResponseCache } from "./cache.js"
+
+/**
+ * An answer already serialized in its dialect (pre-rendered pages, see TxStore's `pages`): sent as is. Those pages
+ * come from the TON domain's renderers at ingest, so a store offering them is meant for `tonRenderers`.
+ */
+class JsonText {
+  constructor(readonly text: string) {}
+}
+
+const EMPTY_V2_TXS = '"transactions":[]'
 
 export interface Clock {
   readonly nowMs: () => number
@@ -60,7 +72,8 @@ const withExtra = async (deps: Deps, key: string, produce: (extra: string) => Pr
   const tail = `,"@extra":${JSON.stringify(fresh)}}`
   const hit = deps.cache?.get(key)
   if (hit !== undefined) return hit + tail
-  const text = pythonJson(await produce(fresh))
+  const produced = await produce(fresh)
+  const text = produced instanceof JsonText ? produced.text : pythonJson(produced)
   if (deps.cache !== null && text.endsWith(tail)) deps.cache.set(key, text.slice(0, -tail.length))
   return text
 }
@@ -96,6 +109,14 @@ const blockTransactionsExtResult = async (
   ) {
     throw notFound(`cannot find block ${blockIdText(req.id)} with the given root_hash and file_hash`)
   }
+  const pieces = await deps.store.pages?.v2PageText(block, req.after, req.count)
+  if (pieces !== undefined && pieces !== null) {
+    // The envelope rendered without transactions, then the stored per-transaction JSON spliced in.
+    const envelope = pythonJson(
+      deps.render.v2BlockTransactionsExt({ id: block.id, ...pageInfo(req.count, pieces.length), transactions: [], extra: fresh })
+    )
+    return new JsonText(envelope.replace(EMPTY_V2_TXS, `"transactions":[${pieces.join(",")}]`))
+  }
   const txs = await deps.store.blockTransactions(req.id, req.after, req.count)
   return deps.render.v2BlockTransactionsExt({
     id: block.id,
@@ -119,7 +140,8 @@ export const shards = async (deps: Deps, q: Query): Promise<string> => {
 const cachedV3 = async (deps: Deps, key: string, ttlMs: number, produce: () => Promise<unknown>): Promise<string> => {
   const hit = deps.cache?.get(key)
   if (hit !== undefined) return hit
-  const text = goJson(await produce())
+  const produced = await produce()
+  const text = produced instanceof JsonText ? produced.text : goJson(produced)
   deps.cache?.set(key, text, ttlMs)
   return text
 }
@@ -142,7 +164,13 @@ const transactionsBody = async (
   seqno: number,
   paging: ReturnType<typeof parsePaging>,
   withAddressBook: boolean
-): Promise<{ transactions: unknown[]; address_book: Record<string, unknown> }> => {
+): Promise<{ transactions: unknown[]; address_book: Record<string, unknown> } | JsonText> => {
+  const page = await deps.store.pages?.v3PageText(seqno, paging, withAddressBook)
+  if (page !== undefined && page !== null) {
+    const book = withAddressBook ? renderAddressBookOf(page.book, page.codeHashes, { testnet: deps.testnet }) : {}
+    const txs = page.txs.map((t) => t.v3 + v3Tail(t.before, t.after, page.states))
+    return new JsonText(`{"transactions":[${txs.join(",")}],"address_book":${goJson(sortedRecord(Object.entries(book)))}}`)
+  }
   const txs = await deps.store.transactionsByMcSeqno(seqno, paging)
   if (txs.length === 0) {
     // the store shows only completed blocks, so rows imply completion; only an empty page needs the marker

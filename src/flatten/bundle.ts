@@ -2,6 +2,7 @@
  * MasterchainBundle -> rows for every table, and the order the tables must be written in. Invariant: the completion
  * marker (`mc_blocks_done`) is last, so a masterchain block becomes visible only after all its rows are stored.
  */
+import { type TxPageRow, txPageRow } from "../store/pages.js"
 import type { MasterchainBundle } from "../ton/record.js"
 import { type AccountStateRow, accountStateRows } from "./account_states.js"
 import { type BlockRow, blockRow } from "./blocks.js"
@@ -17,6 +18,7 @@ export interface TableRows {
   readonly account_states: Array<AccountStateRow>
   readonly messages: Array<MessageRow>
   readonly transactions: Array<TransactionRow>
+  readonly tx_pages: Array<TxPageRow>
   readonly blocks: Array<BlockRow>
   readonly mc_shard_blocks: Array<McShardBlockRow>
   readonly latest_account_code: Array<LatestAccountCodeRow>
@@ -37,6 +39,7 @@ export const INSERT_ORDER: ReadonlyArray<TableName> = [
   "mc_shard_blocks",
   "messages",
   "transactions",
+  "tx_pages",
   "blocks",
   "latest_account_code",
   "mc_blocks_done"
@@ -50,6 +53,7 @@ export const MC_KEYED_TABLES: ReadonlyArray<{ readonly table: TableName; readonl
   { table: "mc_shard_blocks", column: "mc_seqno" },
   { table: "messages", column: "mc_block_seqno" },
   { table: "transactions", column: "mc_block_seqno" },
+  { table: "tx_pages", column: "mc_block_seqno" },
   { table: "blocks", column: "mc_block_seqno" },
   { table: "latest_account_code", column: "mc_seqno" }
 ]
@@ -59,6 +63,7 @@ export const emptyTableRows = (): TableRows => ({
   account_states: [],
   messages: [],
   transactions: [],
+  tx_pages: [],
   blocks: [],
   mc_shard_blocks: [],
   latest_account_code: [],
@@ -70,6 +75,7 @@ export const flattenBundle = (b: MasterchainBundle): TableRows => ({
   account_states: accountStateRows(b.account_states),
   messages: b.transactions.flatMap(messageRows),
   transactions: b.transactions.map(transactionRow),
+  tx_pages: b.transactions.map(txPageRow),
   blocks: [blockRow(b.mc_block), ...b.shard_blocks.map(blockRow)],
   mc_shard_blocks: mcShardBlockRows(b),
   latest_account_code: latestAccountCodeRows(b),
@@ -105,6 +111,7 @@ export const visitBundleRows = (bs: Iterable<MasterchainBundle>, visit: RowVisit
     }
     for (const row of r.messages) visit("messages", row)
     for (const row of r.transactions) visit("transactions", row)
+    for (const row of r.tx_pages) visit("tx_pages", row)
     for (const row of r.blocks) visit("blocks", row)
     for (const row of r.mc_shard_blocks) visit("mc_shard_blocks", row)
     for (const row of r.latest_account_code) visit("latest_account_code", row)

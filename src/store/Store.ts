@@ -6,7 +6,7 @@
  * process-wide, literal ones side by side when the store is given several connections.
  */
 import type { ClickHouseClient } from "@clickhouse/client"
-import type { AccountCursor, SortOrder, TxStore } from "./TxStore.js"
+import type { AccountCursor, PageTextStore, SortOrder, TxStore, V3PageText } from "./TxStore.js"
 import type { AccountStateRow } from "../flatten/account_states.js"
 import type { BlockRow } from "../flatten/blocks.js"
 import type { McShardBlockRow } from "../flatten/mc_shard_blocks.js"
@@ -46,7 +46,24 @@ const blockKey = (id: BlockId): string =>
 // Bounds the memo of done blocks: a few hundred bytes each, so about a megabyte at most.
 const DONE_BLOCKS_MEMO = 4096
 
-export class ClickHouseTxStore implements TxStore {
+/** Decimal UInt64 text compared as numbers (no leading zeros: ClickHouse prints canonical decimals). */
+const compareDecimal = (a: string, b: string): number =>
+  a.length !== b.length ? a.length - b.length : a < b ? -1 : a > b ? 1 : 0
+
+type StateTuple = [
+  hash: string,
+  known: number,
+  account: string,
+  balance: string | null,
+  extra_currencies: Record<string, string>,
+  account_status: AccountStateRecord["account_status"],
+  frozen_hash: string | null,
+  data_hash: string | null,
+  code_hash: string | null
+]
+
+export class ClickHouseTxStore implements TxStore, PageTextStore {
+  readonly pages: PageTextStore = this
   // A block of a done masterchain block never changes again (TxStore's invariant), so its header is remembered:
   // the v2 route asks for it on every page, and the page query then needs no `blocks` lookup of its own.
   private readonly doneBlocks = new Map<string, BlockRecord>()
@@ -195,6 +212,102 @@ export class ClickHouseTxStore implements TxStore {
     )
     for (const r of rows) out.set(r.account, r.code_hash)
     return out
+  }
+
+  /**
+   * A v3 page in one statement: the page's pieces (one key range of `tx_pages`, behind the completion marker), the
+   * account states they reference and, with the address book, the code hash of each address (as `codeHashes`).
+   */
+  async v3PageText(
+    seqno: number,
+    o: { limit: number; offset: number; sort: SortOrder },
+    withAddressBook: boolean
+  ): Promise<V3PageText | null> {
+    if (!isUInt32(seqno) || !isUInt32(o.limit) || !Number.isSafeInteger(o.offset) || o.offset < 0) return null
+    const dir = o.sort === "asc" ? "ASC" : "DESC"
+    const s = uint32(seqno)
+    // The same page, narrowed to the columns each part needs; a scalar subquery reads only what it names.
+    const page = (columns: string) =>
+      `SELECT ${columns} FROM tx_pages
+       WHERE mc_block_seqno = ${s} AND mc_block_seqno IN ${doneAmong(s)}
+       ORDER BY lt ${dir}, account ASC
+       LIMIT ${uint32(o.limit)} OFFSET ${uint64Number(o.offset)}`
+    const bookOf = `SELECT arrayJoin(book) FROM (${page("lt, account, book")})`
+    const codes = withAddressBook
+      ? `(SELECT groupArray((account, code_hash)) FROM (
+           SELECT account, argMax(tuple(code_hash), mc_seqno).1 AS code_hash FROM latest_account_code
+           WHERE account IN (${bookOf})
+             AND mc_seqno IN ${doneAmong(`SELECT mc_seqno FROM latest_account_code WHERE account IN (${bookOf})`)}
+           GROUP BY account))`
+      : "[]"
+    const [r] = await this.rows<{
+      page: Array<[lt: string, account: string, v3: string, before: string, after: string, book: Array<string>]>
+      states: Array<StateTuple>
+      codes: Array<[account: string, code_hash: string | null]>
+    }>(
+      `SELECT
+         (SELECT groupArray((lt, account, v3, state_before, state_after, book))
+          FROM (${page("lt, account, v3, state_before, state_after, book")})) AS page,
+         (SELECT groupArray((hash, known, account, balance, extra_currencies, account_status, frozen_hash, data_hash, code_hash))
+          FROM account_states
+          WHERE hash IN (SELECT arrayJoin([state_before, state_after]) FROM (${page("lt, account, state_before, state_after")}))
+         ) AS states,
+         ${codes} AS codes`
+    )
+    if (r === undefined || r.page.length === 0) return null
+    const sign = dir === "ASC" ? 1 : -1
+    const rows = r.page.sort((a, b) => sign * compareDecimal(a[0], b[0]) || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0))
+    // A hash may have a hash-only row beside the full one until merges fold them: the known one wins (as FINAL).
+    const best = new Map<string, StateTuple>()
+    for (const t of r.states) {
+      const prev = best.get(t[0])
+      if (prev === undefined || t[1] > prev[1]) best.set(t[0], t)
+    }
+    const states = new Map<string, AccountStateRecord>()
+    for (const [hash, t] of best) {
+      states.set(hash, {
+        hash,
+        account: t[2],
+        balance: t[3],
+        extra_currencies: t[3] === null ? null : t[4],
+        account_status: t[5],
+        frozen_hash: t[6],
+        data_hash: t[7],
+        code_hash: t[8]
+      })
+    }
+    const book = new Set<string>()
+    if (withAddressBook) for (const row of rows) for (const a of row[5]) book.add(a)
+    const codeHashes = new Map<string, string | null>()
+    for (const [account, code] of r.codes) codeHashes.set(account, code)
+    return {
+      txs: rows.map((row) => ({ v3: row[2], before: row[3], after: row[4] })),
+      states,
+      book: [...book],
+      codeHashes
+    }
+  }
+
+  /** A v2 page of a done block in one statement: the pieces after the cursor, in (account, lt) order. */
+  async v2PageText(block: BlockRecord, after: AccountCursor | null, count: number): Promise<ReadonlyArray<string> | null> {
+    const id = block.id
+    if (!validBlockId(id) || !isUInt32(count) || count === 0) return null
+    if (after !== null && !/^[0-9A-Fa-f]{64}$/.test(after.account)) return null
+    if (after !== null && (!/^\d{1,20}$/.test(after.lt) || BigInt(after.lt) >= 2n ** 64n)) return null
+    const cursor =
+      after === null
+        ? ""
+        : `AND (account, lt) > (${str(`${id.workchain}:${after.account.toUpperCase()}`)}, ${uint64(after.lt)})`
+    const rows = await this.rows<{ v2: string }>(
+      `SELECT v2 FROM tx_pages
+       WHERE mc_block_seqno = ${uint32(block.mc_block_seqno)}
+         AND block_workchain = ${int32(id.workchain)} AND block_shard = ${int64(id.shard)}
+         AND block_seqno = ${uint32(id.seqno)}
+         ${cursor}
+       ORDER BY account ASC, lt ASC
+       LIMIT ${uint32(count)}`
+    )
+    return rows.length === 0 ? null : rows.map((r) => r.v2)
   }
 
   /** Two more queries for a page of transactions: its messages, then the bodies and init states they reference. */

@@ -14,7 +14,33 @@ export interface AccountCursor {
   readonly lt: string
 }
 
+/** A v3 transactions page as pre-rendered pieces, with what the read-time parts need. */
+export interface V3PageText {
+  /** Per transaction in page order: its v3 JSON up to the account states, and the two state hashes. */
+  readonly txs: ReadonlyArray<{ readonly v3: string; readonly before: string; readonly after: string }>
+  readonly states: ReadonlyMap<string, AccountStateRecord>
+  /** Every address-book address of the page; empty without the address book. */
+  readonly book: ReadonlyArray<string>
+  readonly codeHashes: ReadonlyMap<string, string | null>
+}
+
+/**
+ * Pages served from pre-rendered pieces (a store may offer them). null: the store holds no pieces for this block
+ * (not backfilled yet), the caller answers from records instead; an empty page is answered from records too.
+ */
+export interface PageTextStore {
+  v3PageText(
+    seqno: number,
+    o: { limit: number; offset: number; sort: SortOrder },
+    withAddressBook: boolean
+  ): Promise<V3PageText | null>
+  /** Each transaction's whole v2 `raw.transaction` JSON, in page order; `block` must be done (from blockById). */
+  v2PageText(block: BlockRecord, after: AccountCursor | null, count: number): Promise<ReadonlyArray<string> | null>
+}
+
 export interface TxStore {
+  /** Present when the store serves pre-rendered pages. */
+  readonly pages?: PageTextStore
   mcBlockDone(seqno: number): Promise<boolean>
   /** Transactions with mc_block_seqno = seqno ordered by (lt <sort>, account asc), then limit/offset. */
   transactionsByMcSeqno(

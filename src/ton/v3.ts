@@ -301,6 +301,15 @@ export const renderAddressBook = (
     if (tx.in_msg?.source) addrs.add(tx.in_msg.source)
     for (const m of tx.out_msgs) if (m.destination) addrs.add(m.destination)
   }
+  return renderAddressBookOf(addrs, codeHashes, opts)
+}
+
+/** The address book of the given raw addresses (any order, no duplicates), keyed and sorted as Go sorts map keys. */
+export const renderAddressBookOf = (
+  addrs: Iterable<RawAddress>,
+  codeHashes: ReadonlyMap<RawAddress, string | null>,
+  opts: { readonly testnet: boolean }
+): Record<string, V3AddressBookEntry> => {
   const book: Record<string, V3AddressBookEntry> = {}
   for (const raw of [...addrs].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
     book[raw] = {

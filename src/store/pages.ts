@@ -1,0 +1,83 @@
+/**
+ * The read path's pre-rendered pieces (`tx_pages`, sql/0100): per transaction, its v3 JSON up to the account states,
+ * its whole v2 JSON and the addresses its v3 address book lists, made once at ingest (or by the backfill) with the
+ * same renderers the API uses; and the few read-time parts (account states, address book, page envelopes).
+ * Invariant: an answer assembled from these pieces is byte-identical to rendering the assembled records, because the
+ * pieces ARE that rendering, cut at a place whose remainder is recomputed from the same inputs (`txPageRow` checks
+ * the cut against the recomputed remainder and refuses a transaction where they differ).
+ */
+import { goJson, pythonJson } from "../api/json.js"
+import type { AccountStateRecord, RawAddress, TransactionRecord } from "../ton/record.js"
+import { renderV2Transaction } from "../ton/v2.js"
+import { renderV3AccountState, renderV3Transaction } from "../ton/v3.js"
+
+export interface TxPageRow {
+  readonly mc_block_seqno: number
+  readonly block_workchain: number
+  readonly block_shard: string
+  readonly block_seqno: number
+  readonly account: string
+  readonly lt: string
+  readonly state_before: string
+  readonly state_after: string
+  readonly book: ReadonlyArray<RawAddress>
+  readonly v3: string
+  readonly v2: string
+}
+
+/** A transaction whose rendering cannot be cut where the read path expects: a renderer contract change. */
+export class PageRenderError extends Error {
+  override readonly name = "PageRenderError"
+}
+
+const NO_STATES: ReadonlyMap<string, AccountStateRecord> = new Map()
+const STATES_KEY = ',"account_state_before":'
+
+/** What follows a transaction's `v3` piece: its account states as `states` holds them, then the closing keys. */
+export const v3Tail = (before: string, after: string, states: ReadonlyMap<string, AccountStateRecord>): string =>
+  `${STATES_KEY}${goJson(renderV3AccountState(before, states))},"account_state_after":` +
+  `${goJson(renderV3AccountState(after, states))},"emulated":false}`
+
+/** The raw addresses of a transaction's address-book entries (account, in-message source, out destinations). */
+export const bookAddresses = (tx: TransactionRecord): Array<RawAddress> => {
+  const seen = new Set<RawAddress>([tx.account])
+  if (tx.in_msg?.source) seen.add(tx.in_msg.source)
+  for (const m of tx.out_msgs) if (m.destination) seen.add(m.destination)
+  return [...seen]
+}
+
+export const txPageRow = (tx: TransactionRecord): TxPageRow => {
+  const full = goJson(renderV3Transaction(tx, NO_STATES))
+  const cut = full.lastIndexOf(STATES_KEY)
+  if (cut < 0 || full.slice(cut) !== v3Tail(tx.account_state_hash_before, tx.account_state_hash_after, NO_STATES)) {
+    throw new PageRenderError(`tx ${tx.hash}: v3 rendering does not end with the account states`)
+  }
+  return {
+    mc_block_seqno: tx.mc_block_seqno,
+    block_workchain: tx.block.workchain,
+    block_shard: tx.block.shard,
+    block_seqno: tx.block.seqno,
+    account: tx.account,
+    lt: tx.lt,
+    state_before: tx.account_state_hash_before,
+    state_after: tx.account_state_hash_after,
+    book: bookAddresses(tx),
+    v3: full.slice(0, cut),
+    v2: pythonJson(renderV2Transaction(tx))
+  }
+}
+
+/** The columns of `tx_pages` in the order `txPageRow` makes them (insert statements name them). */
+export const TX_PAGE_COLUMNS: ReadonlyArray<keyof TxPageRow> = [
+  "mc_block_seqno",
+  "block_workchain",
+  "block_shard",
+  "block_seqno",
+  "account",
+  "lt",
+  "state_before",
+  "state_after",
+  "book",
+  "v3",
+  "v2"
+]

@@ -1,0 +1,56 @@
+/**
+ * The pre-rendered pieces of `tx_pages` against the renderers on decoded real mainnet transactions: the v3 piece
+ * plus the read-time tail is the v3 rendering byte for byte, whatever account states are known; the v2 piece is the
+ * v2 rendering; the book lists the addresses the address book shows for the transaction.
+ */
+import { describe, expect, it } from "vitest"
+import { goJson, pythonJson } from "../../../src/api/json.js"
+import { bookAddresses, txPageRow, v3Tail } from "../../../src/store/pages.js"
+import type { AccountStateRecord } from "../../../src/ton/record.js"
+import { renderV2Transaction } from "../../../src/ton/v2.js"
+import { renderAddressBook, renderAddressBookOf, renderV3Transaction } from "../../../src/ton/v3.js"
+import { realBlockBundles } from "./realBlocks.js"
+
+const txs = realBlockBundles().bundles.flatMap((b) => b.transactions)
+
+// Some states known (with and without extra currencies), the rest hash-only: both shapes of the tail.
+const states = new Map<string, AccountStateRecord>()
+txs.forEach((tx, i) => {
+  if (i % 3 === 0) {
+    states.set(tx.account_state_hash_after, {
+      hash: tx.account_state_hash_after,
+      account: tx.account,
+      balance: String(1000 + i),
+      extra_currencies: i % 2 === 0 ? {} : { "7": "123456789012345678901234567890" },
+      account_status: "active",
+      frozen_hash: null,
+      data_hash: tx.hash,
+      code_hash: tx.hash
+    })
+  }
+})
+
+describe("tx_pages pieces", () => {
+  it("cover hundreds of real transactions, traced ones among them", () => {
+    expect(txs.length).toBeGreaterThan(1000)
+  })
+
+  it("v3 piece + tail = the v3 rendering, v2 piece = the v2 rendering", () => {
+    for (const tx of txs) {
+      const row = txPageRow(tx)
+      expect(row.v3 + v3Tail(row.state_before, row.state_after, states)).toBe(goJson(renderV3Transaction(tx, states)))
+      expect(row.v2).toBe(pythonJson(renderV2Transaction(tx)))
+      expect(row.lt).toBe(tx.lt)
+      expect(row.block_shard).toBe(tx.block.shard)
+    }
+  })
+
+  it("the book gives the same address book as the records", () => {
+    const page = txs.slice(0, 40)
+    const codeHashes = new Map(page.map((tx, i) => [tx.account, i % 2 === 0 ? tx.hash : null] as const))
+    const addrs = new Set(page.flatMap(bookAddresses))
+    expect(goJson(renderAddressBookOf(addrs, codeHashes, { testnet: false }))).toBe(
+      goJson(renderAddressBook(page, codeHashes, { testnet: false }))
+    )
+  })
+})
