@@ -103,6 +103,14 @@ export const buildApp = ({ store, config, render, clock }: BuildAppOptions): Fas
       reply.header("connection", "close")
       throw new ApiError({ reason: "unavailable", message: "Service Unavailable: the server is shutting down" })
     }
+    if (req.is404 && req.method !== "OPTIONS") {
+      // before any body handling, so a method with a body (QUERY, PUT) learns what the path allows, not a parser error
+      const allow = allowOf(app, req.url.split("?", 1)[0]!)
+      if (allow !== "") {
+        reply.header("allow", allow)
+        throw new ApiError({ reason: "method_not_allowed", message: "Method Not Allowed" })
+      }
+    }
     if (req.method !== "OPTIONS") checkGate(gate, req)
   })
   // A repeated parameter arrives as an array; name the mistake before the schema calls it "must be string".

@@ -98,7 +98,14 @@ const buildDocument = (routes: ReadonlyArray<Collected>, example: ExampleBlock |
         ...parametersOf("header", r.schema.headers, example),
         ...securityParameters
       ],
-      ...(bodyDoc !== undefined ? { requestBody: { required: true, content: { "application/json": { schema: bodyDoc } } } } : {}),
+      ...(bodyDoc !== undefined
+        ? {
+            requestBody: {
+              required: true,
+              content: { "application/json": { schema: bodyDoc } }
+            }
+          }
+        : {}),
       responses
     }
   }
@@ -120,7 +127,7 @@ const buildDocument = (routes: ReadonlyArray<Collected>, example: ExampleBlock |
 
 const securityParameters = [
   { name: "X-API-Key", in: "header", required: false, schema: { type: "string" } },
-  { name: "api_key", in: "query", required: false, schema: { type: "string", maxLength: 100 } }
+  { name: "api_key", in: "query", required: false, schema: { type: "string" } }
 ]
 
 /**

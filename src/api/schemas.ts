@@ -31,14 +31,27 @@ export const param = (description: string, doc: ParamDoc): Record<string, unknow
   return wire
 }
 
-export const INT32 = { type: "integer", format: "int32", minimum: -2147483648, maximum: 2147483647 } as const
-const SEQNO = { type: "integer", format: "int32", minimum: 0, maximum: 2147483647 } as const
+export const INT32 = {
+  type: "integer",
+  format: "int32",
+  minimum: -2147483648,
+  maximum: 2147483647
+} as const
+const SEQNO = {
+  type: "integer",
+  format: "int32",
+  minimum: 0,
+  maximum: 2147483647
+} as const
 
 /** Hex (64 digits) or standard / url-safe base64 (44 characters with one `=`) of 32 bytes. */
 export const HASH_PARAM_PATTERN = "^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/_-]{43}=)$"
 
 export const seqnoParam = (description: string, example: ExampleSlot) =>
-  param(`${description} (decimal integer, 0..2147483647)`, { schema: SEQNO, example })
+  param(`${description} (decimal integer, 0..2147483647)`, {
+    schema: SEQNO,
+    example
+  })
 
 export const hashParam = (description: string) =>
   param(`${description}: 32 bytes as hex, base64 or url-safe base64`, {
@@ -54,7 +67,12 @@ export const limitParam = () =>
 /** v3 offset: negative values count as 0; our bound, far above any block's size, keeps scans short. */
 export const offsetParam = () =>
   param("Rows to skip, at most 1000000; negative values count as 0 (default 0)", {
-    schema: { type: "integer", format: "int64", maximum: 1000000, default: 0 }
+    schema: {
+      type: "integer",
+      format: "int64",
+      maximum: 1000000,
+      default: 0
+    }
   })
 
 export const querySchema = (properties: Record<string, unknown>, required: ReadonlyArray<string> = []) => ({
@@ -85,7 +103,11 @@ const closed = (properties: Record<string, unknown>, optional: ReadonlyArray<str
 
 export const v2ErrorSchema = {
   description: "ton-http-api error: `code` repeats the HTTP status",
-  ...closed({ ok: { type: "boolean", const: false }, error: { type: "string" }, code: { type: "integer" } })
+  ...closed({
+    ok: { type: "boolean", const: false },
+    error: { type: "string" },
+    code: { type: "integer" }
+  })
 }
 
 export const v3ErrorSchema = {
@@ -106,14 +128,27 @@ const v2BlockIdExtSchema = closed({
 
 const v2AccountAddress = closed({
   "@type": { type: "string", const: "accountAddress" },
-  account_address: { type: "string", description: "user-friendly form; empty for external messages' missing side" }
+  account_address: {
+    type: "string",
+    description: "user-friendly form; empty for external messages' missing side"
+  }
 })
 
 const v2MsgData = {
   oneOf: [
-    closed({ "@type": { type: "string", const: "msg.dataRaw" }, body: BOC_B64, init_state: BOC_B64 }),
-    closed({ "@type": { type: "string", const: "msg.dataText" }, text: BOC_B64 }),
-    closed({ "@type": { type: "string", const: "msg.dataEncryptedText" }, text: BOC_B64 })
+    closed({
+      "@type": { type: "string", const: "msg.dataRaw" },
+      body: BOC_B64,
+      init_state: BOC_B64
+    }),
+    closed({
+      "@type": { type: "string", const: "msg.dataText" },
+      text: BOC_B64
+    }),
+    closed({
+      "@type": { type: "string", const: "msg.dataEncryptedText" },
+      text: BOC_B64
+    })
   ]
 }
 
@@ -125,7 +160,11 @@ const v2Message = closed({
   value: UDEC,
   extra_currencies: {
     type: "array",
-    items: closed({ "@type": { type: "string", const: "extraCurrency" }, id: { type: "integer" }, amount: UDEC })
+    items: closed({
+      "@type": { type: "string", const: "extraCurrency" },
+      id: { type: "integer" },
+      amount: UDEC
+    })
   },
   fwd_fee: UDEC,
   ihr_fee: UDEC,
@@ -143,13 +182,21 @@ export const v2RawTransactionSchema = {
       address: v2AccountAddress,
       utime: { type: "integer" },
       data: { ...BOC_B64, description: "the transaction BOC as recorded" },
-      transaction_id: closed({ "@type": { type: "string", const: "internal.transactionId" }, lt: UDEC, hash: HASH_B64 }),
+      transaction_id: closed({
+        "@type": { type: "string", const: "internal.transactionId" },
+        lt: UDEC,
+        hash: HASH_B64
+      }),
       fee: DEC,
       storage_fee: DEC,
       other_fee: DEC,
       in_msg: v2Message,
       out_msgs: { type: "array", items: v2Message },
-      account: { type: "string", pattern: "^-?[0-9]+:[0-9a-f]{64}$", description: "raw address, lower case" }
+      account: {
+        type: "string",
+        pattern: "^-?[0-9]+:[0-9a-f]{64}$",
+        description: "raw address, lower case"
+      }
     },
     ["in_msg"]
   )
@@ -159,9 +206,15 @@ const v2TransactionsExtResult = closed({
   "@type": { type: "string", const: "blocks.transactionsExt" },
   id: v2BlockIdExtSchema,
   req_count: { type: "integer", description: "min(count, 256)" },
-  incomplete: { type: "boolean", description: "true when exactly `count` transactions were returned" },
+  incomplete: {
+    type: "boolean",
+    description: "true when exactly `count` transactions were returned"
+  },
   transactions: { type: "array", items: v2RawTransactionSchema },
-  "@extra": { type: "string", description: "<unix time float>:<int>:<random float>" }
+  "@extra": {
+    type: "string",
+    description: "<unix time float>:<int>:<random float>"
+  }
 })
 
 const v2ShardsResult = closed({
@@ -172,10 +225,16 @@ const v2ShardsResult = closed({
 
 export const v2BlockTransactionsExtSchema = {
   description: "blocks.transactionsExt of ton-http-api (Python), `@extra` inside `result`",
-  ...closed({ ok: { type: "boolean", const: true }, result: v2TransactionsExtResult })
+  ...closed({
+    ok: { type: "boolean", const: true },
+    result: v2TransactionsExtResult
+  })
 }
 
-export const v2ShardsSchema = closed({ ok: { type: "boolean", const: true }, result: v2ShardsResult })
+export const v2ShardsSchema = closed({
+  ok: { type: "boolean", const: true },
+  result: v2ShardsResult
+})
 
 /** Fastify's check of a JSON-RPC body: only what the handler cannot answer in the JSON-RPC envelope itself. */
 export const jsonRpcBodySchema = {
@@ -189,15 +248,23 @@ export const jsonRpcBodySchema = {
   }
 } as const
 
-const rpcParam = (s: Record<string, unknown>) => ({ anyOf: [s, { type: "string", pattern: "^[+-]?[0-9]{1,30}$" }] })
+const rpcParam = (s: Record<string, unknown>) => ({
+  anyOf: [s, { type: "string", pattern: "^[+-]?[0-9]{1,30}$" }]
+})
 
 /** The JSON-RPC body as documented: the methods served and each one's parameters (numbers or decimal text). */
 export const jsonRpcBodyDoc = (example: Record<string, unknown> | undefined) => ({
   type: "object",
   required: ["method"],
   properties: {
-    jsonrpc: { type: "string", const: "2.0" },
-    id: { type: ["string", "integer", "null"], description: "echoed back as a string" },
+    jsonrpc: {
+      type: ["string", "number", "boolean", "null"],
+      description: '"2.0"; not checked'
+    },
+    id: {
+      type: ["string", "number", "boolean", "null"],
+      description: 'echoed back as a string, the way pydantic coerces it (true -> "True")'
+    },
     method: { type: "string", enum: ["getBlockTransactionsExt", "shards"] },
     params: {
       type: "object",
@@ -208,7 +275,11 @@ export const jsonRpcBodyDoc = (example: Record<string, unknown> | undefined) => 
         "decimal strings.",
       properties: {
         workchain: rpcParam(INT32),
-        shard: { type: "string", pattern: "^[+-]?[0-9]{1,19}$", description: "signed 64-bit decimal, not 0" },
+        shard: {
+          type: "string",
+          pattern: "^[+-]?[0-9]{1,19}$",
+          description: "signed 64-bit decimal, not 0"
+        },
         seqno: rpcParam(SEQNO),
         root_hash: { type: "string", pattern: HASH_PARAM_PATTERN },
         file_hash: { type: "string", pattern: HASH_PARAM_PATTERN },
@@ -221,39 +292,83 @@ export const jsonRpcBodyDoc = (example: Record<string, unknown> | undefined) => 
   ...(example === undefined ? {} : { examples: [example] })
 })
 
-const rpcTail = { id: { type: "string" }, jsonrpc: { type: "string", const: "2.0" } }
+const rpcTail = {
+  id: { type: "string" },
+  jsonrpc: { type: "string", const: "2.0" }
+}
 
 export const jsonRpcResponseSchema = {
   description: "ton-http-api JSON-RPC answer: the REST body plus `id` (as a string, when sent) and `jsonrpc`",
   oneOf: [
-    closed({ ok: { type: "boolean", const: true }, result: v2TransactionsExtResult, ...rpcTail }, ["id"]),
-    closed({ ok: { type: "boolean", const: true }, result: v2ShardsResult, ...rpcTail }, ["id"])
+    closed(
+      {
+        ok: { type: "boolean", const: true },
+        result: v2TransactionsExtResult,
+        ...rpcTail
+      },
+      ["id"]
+    ),
+    closed(
+      {
+        ok: { type: "boolean", const: true },
+        result: v2ShardsResult,
+        ...rpcTail
+      },
+      ["id"]
+    )
   ]
 }
 
 export const jsonRpcErrorSchema = {
   description: "ton-http-api JSON-RPC error: `code` repeats the HTTP status",
   ...closed(
-    { ok: { type: "boolean", const: false }, error: { type: "string" }, code: { type: "integer" }, ...rpcTail },
+    {
+      ok: { type: "boolean", const: false },
+      error: { type: "string" },
+      code: { type: "integer" },
+      ...rpcTail
+    },
     ["id", "jsonrpc"]
   )
 }
 
 // ---------------------------------------------------------------- v3 (ton-index-go)
 
-const RAW_ADDRESS = { type: "string", pattern: "^-?[0-9]+:[0-9A-F]{64}$" } as const
+const RAW_ADDRESS = {
+  type: "string",
+  pattern: "^-?[0-9]+:[0-9A-F]{64}$"
+} as const
 const SHARD_HEX = { type: "string", pattern: "^[0-9A-F]{1,16}$" } as const
-const ACCOUNT_STATUS = { type: "string", enum: ["uninit", "frozen", "active", "nonexist"] } as const
-const STATUS_CHANGE = { type: "string", enum: ["unchanged", "frozen", "deleted"] } as const
-const EXTRA_CURRENCIES = { type: "object", additionalProperties: UDEC, propertyNames: { pattern: "^[0-9]+$" } }
+const ACCOUNT_STATUS = {
+  type: "string",
+  enum: ["uninit", "frozen", "active", "nonexist"]
+} as const
+const STATUS_CHANGE = {
+  type: "string",
+  enum: ["unchanged", "frozen", "deleted"]
+} as const
+const EXTRA_CURRENCIES = {
+  type: "object",
+  additionalProperties: UDEC,
+  propertyNames: { pattern: "^[0-9]+$" }
+}
 const MSG_SIZE = closed({ cells: UDEC, bits: UDEC })
 
-const v3BlockRefSchema = closed({ workchain: { type: "integer" }, shard: SHARD_HEX, seqno: { type: "integer" } })
+const v3BlockRefSchema = closed({
+  workchain: { type: "integer" },
+  shard: SHARD_HEX,
+  seqno: { type: "integer" }
+})
 
 const v3MessageContent = closed({
   hash: HASH_B64,
   body: BOC_B64,
-  decoded: nullable(closed({ type: { type: "string", const: "text_comment" }, comment: { type: "string" } }))
+  decoded: nullable(
+    closed({
+      type: { type: "string", const: "text_comment" },
+      comment: { type: "string" }
+    })
+  )
 })
 
 const v3MessageSchema = {
@@ -276,7 +391,10 @@ const v3MessageSchema = {
       import_fee: nullable(UDEC),
       message_content: nullable(v3MessageContent),
       init_state: nullable(v3MessageContent),
-      hash_norm: { ...HASH_B64, description: "normalized hash of an external inbound message" }
+      hash_norm: {
+        ...HASH_B64,
+        description: "normalized hash of an external inbound message"
+      }
     },
     ["hash_norm"]
   )
@@ -297,7 +415,10 @@ const v3AccountStateSchema = {
 
 const computeSkipped = closed({
   skipped: { type: "boolean", const: true },
-  reason: { type: "string", enum: ["no_state", "bad_state", "no_gas", "suspended"] }
+  reason: {
+    type: "string",
+    enum: ["no_state", "bad_state", "no_gas", "suspended"]
+  }
 })
 
 const computeVm = closed(
@@ -343,8 +464,17 @@ const actionPhase = closed(
 const bouncePhase = {
   oneOf: [
     closed({ type: { type: "string", const: "negfunds" } }),
-    closed({ type: { type: "string", const: "nofunds" }, msg_size: MSG_SIZE, req_fwd_fees: UDEC }),
-    closed({ type: { type: "string", const: "ok" }, msg_size: MSG_SIZE, msg_fees: UDEC, fwd_fees: UDEC })
+    closed({
+      type: { type: "string", const: "nofunds" },
+      msg_size: MSG_SIZE,
+      req_fwd_fees: UDEC
+    }),
+    closed({
+      type: { type: "string", const: "ok" },
+      msg_size: MSG_SIZE,
+      msg_fees: UDEC,
+      fwd_fees: UDEC
+    })
   ]
 }
 
@@ -362,14 +492,21 @@ const v3DescriptionSchema = {
       is_tock: { type: "boolean" },
       installed: { type: "boolean" },
       storage_ph: closed(
-        { storage_fees_collected: UDEC, storage_fees_due: UDEC, status_change: STATUS_CHANGE },
+        {
+          storage_fees_collected: UDEC,
+          storage_fees_due: UDEC,
+          status_change: STATUS_CHANGE
+        },
         ["storage_fees_collected", "storage_fees_due", "status_change"]
       ),
-      credit_ph: closed({ due_fees_collected: UDEC, credit: UDEC, credit_extra_currencies: EXTRA_CURRENCIES }, [
-        "due_fees_collected",
-        "credit",
-        "credit_extra_currencies"
-      ]),
+      credit_ph: closed(
+        {
+          due_fees_collected: UDEC,
+          credit: UDEC,
+          credit_extra_currencies: EXTRA_CURRENCIES
+        },
+        ["due_fees_collected", "credit", "credit_extra_currencies"]
+      ),
       compute_ph: { oneOf: [computeSkipped, computeVm] },
       action: actionPhase,
       bounce: bouncePhase,
@@ -428,7 +565,10 @@ export const v3AddressBookSchema = {
   type: "object",
   description: "raw address -> its user-friendly form (non-bounceable for wallets and unknown code) and domain",
   propertyNames: RAW_ADDRESS,
-  additionalProperties: closed({ user_friendly: { type: "string", pattern: "^[A-Za-z0-9_-]{48}$" }, domain: { type: ["string", "null"] } })
+  additionalProperties: closed({
+    user_friendly: { type: "string", pattern: "^[A-Za-z0-9_-]{48}$" },
+    domain: { type: ["string", "null"] }
+  })
 }
 
 export const v3TransactionsSchema = closed({
@@ -440,7 +580,10 @@ export const v3BlockSchema = {
   description: "ton-index-go Block; header fields not stored are null",
   ...closed({
     workchain: { type: "integer" },
-    shard: { ...SHARD_HEX, description: "upper-case hex of the unsigned shard id" },
+    shard: {
+      ...SHARD_HEX,
+      description: "upper-case hex of the unsigned shard id"
+    },
     seqno: { type: "integer" },
     root_hash: HASH_B64,
     file_hash: HASH_B64,
@@ -471,7 +614,9 @@ export const v3BlockSchema = {
   })
 }
 
-export const v3BlocksSchema = closed({ blocks: { type: "array", items: v3BlockSchema } })
+export const v3BlocksSchema = closed({
+  blocks: { type: "array", items: v3BlockSchema }
+})
 
 // ---------------------------------------------------------------- status tables
 
@@ -480,8 +625,14 @@ const errorStatuses = [400, 401, 404, 405, 413, 415, 422, 429, 503] as const
 
 const errorsOf = <S>(schema: S) => Object.fromEntries(errorStatuses.map((s) => [s, schema])) as Record<number, S>
 
-export const v2Responses = <S>(ok: S) => ({ 200: ok, ...errorsOf(v2ErrorSchema) })
-export const v3Responses = <S>(ok: S) => ({ 200: ok, ...errorsOf(v3ErrorSchema) })
+export const v2Responses = <S>(ok: S) => ({
+  200: ok,
+  ...errorsOf(v2ErrorSchema)
+})
+export const v3Responses = <S>(ok: S) => ({
+  200: ok,
+  ...errorsOf(v3ErrorSchema)
+})
 export const jsonRpcResponses = () => ({
   200: jsonRpcResponseSchema,
   ...errorsOf(v2ErrorSchema),

@@ -10,7 +10,15 @@ import { transactionsByMasterchainBlock, type Deps } from "../handlers.js"
 import { ADDRESS_BOOK_CACHE, IMMUTABLE, sendText } from "../reply.js"
 import type { QueryValue } from "../assemble/params.js"
 import { noAddressBook } from "../assemble/v3.js"
-import { limitParam, offsetParam, param, querySchema, seqnoParam, v3Responses, v3TransactionsSchema } from "../schemas.js"
+import {
+  limitParam,
+  offsetParam,
+  param,
+  querySchema,
+  seqnoParam,
+  v3Responses,
+  v3TransactionsSchema
+} from "../schemas.js"
 
 export const transactionsQuery = querySchema(
   {
@@ -18,7 +26,16 @@ export const transactionsQuery = querySchema(
     limit: limitParam(),
     offset: offsetParam(),
     sort: param("Order by lt, then account (default desc); a and d, in any letter case, are accepted too", {
-      schema: { type: "string", enum: ["asc", "desc"], default: "desc" }
+      schema: {
+        anyOf: [
+          { type: "string", enum: ["asc", "desc"] },
+          {
+            type: "string",
+            pattern: "^(?:[aA](?:[sS][cC])?|[dD](?:[eE][sS][cC])?)$"
+          }
+        ],
+        default: "desc"
+      }
     }),
     x_no_address_book: param("Any value but empty, 0 or false skips the address book (as the header does)", {
       schema: { type: "string", maxLength: 100 }
@@ -50,7 +67,9 @@ export const v3TransactionRoutes: FastifyPluginAsync<{ deps: Deps }> = async (ap
       async (req, reply) => {
         const q = req.query as Readonly<Record<string, QueryValue>>
         const withAddressBook = !noAddressBook(req.headers["x-no-address-book"], q.x_no_address_book)
-        const body = await transactionsByMasterchainBlock(deps, q, { withAddressBook })
+        const body = await transactionsByMasterchainBlock(deps, q, {
+          withAddressBook
+        })
         return sendText(reply, 200, body, withAddressBook ? ADDRESS_BOOK_CACHE : IMMUTABLE)
       }
     )
