@@ -3,6 +3,7 @@
 # generates requests from /api/openapi.json, valid and invalid, against the API serving the bundled chain, and checks
 # that no answer is a 5xx and that every answer's status, content type and body are the ones the document states.
 # Usage: scripts/fuzz-api.sh [cases per operation and phase, default 2000] [seed, default 1]
+#        FUZZ_MAX_TIME=<seconds> bounds the whole run (fuzzing then repeats until the time is spent).
 # Exit status: schemathesis's (0 when every check passed). Figures: the summary at the end; the JUnit report in
 # .cache/fuzz-api/.
 set -euo pipefail
@@ -22,7 +23,8 @@ fi
 mkdir -p "$OUT"
 
 echo "starting the API over the bundled chain (in-memory store)"
-npx --no-install tsx scripts/fuzz-api/serve.ts 0 >"$OUT/serve.log" 2>&1 &
+# one process (no npx/tsx wrapper), so the trap below stops the server itself
+node --import tsx scripts/fuzz-api/serve.ts 0 >"$OUT/serve.log" 2>&1 &
 SERVER=$!
 trap 'kill "$SERVER" 2>/dev/null || true; wait "$SERVER" 2>/dev/null || true' EXIT
 PORT=""
@@ -35,11 +37,14 @@ done
 [ -n "$PORT" ] || { echo "the API did not start"; cat "$OUT/serve.log"; exit 1; }
 echo "API on 127.0.0.1:$PORT; fuzzing with up to $EXAMPLES cases per operation and phase, seed $SEED"
 
-"$VENV/bin/schemathesis" run "http://127.0.0.1:$PORT/api/openapi.json" \
+# schemathesis keeps its example database in the working directory: keep it under .cache/ too
+cd "$OUT"
+"../schemathesis-venv/bin/schemathesis" run "http://127.0.0.1:$PORT/api/openapi.json" \
   --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,allow_header_conformance,unsupported_method,negative_data_rejection \
   --max-examples "$EXAMPLES" \
   --seed "$SEED" \
   --workers 1 \
   --suppress-health-check all \
-  --report junit,ndjson --report-dir "$OUT" \
+  ${FUZZ_MAX_TIME:+--max-time "$FUZZ_MAX_TIME"} \
+  --report junit,ndjson --report-dir . \
   --no-color
