@@ -5,6 +5,7 @@
  * client mistake, including unknown routes, wrong methods and unparsable bodies, is a 4xx, never a 5xx.
  */
 import Fastify, { type FastifyError, type FastifyInstance } from "fastify"
+import type { IncomingMessage } from "node:http"
 import type { Duplex } from "node:stream"
 import type { Network } from "../config.js"
 import { parseJsonExact } from "./assemble/jsonBody.js"
@@ -49,8 +50,20 @@ export const buildApp = ({ store, config, render, clock }: BuildAppOptions): Fas
   const app = Fastify({
     logger: config.logger ?? false,
     bodyLimit: BODY_LIMIT,
-    return503OnClosing: true,
+    // answered by the onRequest hook below instead, so the 503 comes in the path's dialect
+    return503OnClosing: false,
     clientErrorHandler: clientError
+  })
+  // Node hands CONNECT to a "connect" listener and drops the socket when there is none: answer it instead.
+  app.server.on("connect", (req: IncomingMessage, socket: Duplex) => {
+    const target = req.url ?? ""
+    const { status, body } = errorBody(flavorOf(target), 405, "Method Not Allowed")
+    const allow = allowOf(app, target.split("?", 1)[0]!) || "GET, HEAD, POST, OPTIONS"
+    writeRaw(socket, status, "Method Not Allowed", JSON.stringify(body), `Allow: ${allow}\r\n`)
+  })
+  let closing = false
+  app.addHook("preClose", async () => {
+    closing = true
   })
   const time = clock ?? { nowMs: Date.now, random: Math.random }
   const cacheBytes = config.cacheBytes ?? DEFAULT_CACHE_BYTES
@@ -85,17 +98,40 @@ export const buildApp = ({ store, config, render, clock }: BuildAppOptions): Fas
       .header("access-control-max-age", "86400")
       .send()
   )
-  app.addHook("onRequest", async (req) => {
+  app.addHook("onRequest", async (req, reply) => {
+    if (closing) {
+      reply.header("connection", "close")
+      throw new ApiError({ reason: "unavailable", message: "Service Unavailable: the server is shutting down" })
+    }
+    if (req.is404 && req.method !== "OPTIONS") {
+      // before any body handling, so a method with a body (QUERY, PUT) learns what the path allows, not a parser error
+      const allow = allowOf(app, req.url.split("?", 1)[0]!)
+      if (allow !== "") {
+        reply.header("allow", allow)
+        throw new ApiError({ reason: "method_not_allowed", message: "Method Not Allowed" })
+      }
+    }
     if (req.method !== "OPTIONS") checkGate(gate, req)
+  })
+  // A repeated parameter arrives as an array; name the mistake before the schema calls it "must be string".
+  app.addHook("preValidation", async (req) => {
+    const declared = (req.routeOptions.schema?.querystring as { properties?: object } | undefined)?.properties
+    const query = req.query as Record<string, unknown> | undefined
+    if (declared === undefined || query === undefined) return
+    for (const name of Object.keys(declared)) {
+      if (Array.isArray(query[name])) throw invalid(`${name}: given more than once`)
+    }
   })
 
   app.setNotFoundHandler(async (req, reply) => {
     const path = req.url.split("?", 1)[0]!
     const flavor = flavorOf(path)
-    const other = (["GET", "POST"] as const).some((m) => m !== req.method && app.hasRoute({ method: m, url: path }))
-    const { status, body } = other
-      ? errorBody(flavor, 405, "Method Not Allowed")
-      : errorBody(flavor, 404, flavor === "v3" ? `route ${req.method} ${path} not found` : "Not Found")
+    const allow = allowOf(app, path)
+    if (allow !== "") reply.header("allow", allow)
+    const { status, body } =
+      allow !== ""
+        ? errorBody(flavor, 405, "Method Not Allowed")
+        : errorBody(flavor, 404, flavor === "v3" ? `route ${req.method} ${path} not found` : "Not Found")
     return sendJson(reply, flavor, status, body)
   })
 
@@ -106,7 +142,7 @@ export const buildApp = ({ store, config, render, clock }: BuildAppOptions): Fas
       return sendJson(reply, flavor, status, body)
     }
     if (error.validation) {
-      const message = error.validation.map(describeValidation).join("; ")
+      const message = error.validation.map((e) => describeValidation(e, error.validationContext)).join("; ")
       const { status, body } = errorBody(flavor, 422, flavor === "v2" ? `Validation error: ${message}` : message)
       return sendJson(reply, flavor, status, body)
     }
@@ -128,11 +164,25 @@ export const buildApp = ({ store, config, render, clock }: BuildAppOptions): Fas
   return app
 }
 
+/** The methods a path answers (for `Allow`), or "" when no route has that path. */
+const allowOf = (app: FastifyInstance, path: string): string => {
+  const methods = (["GET", "POST"] as const).filter((m) => app.hasRoute({ method: m, url: path }))
+  if (methods.length === 0) return ""
+  return [...methods.flatMap((m) => (m === "GET" ? ["GET", "HEAD"] : [m])), "OPTIONS"].join(", ")
+}
+
+/** The request target of a raw request, as far as it was received (the parser refused it, so it may be cut). */
+const rawTarget = (packet: unknown): string => {
+  if (!Buffer.isBuffer(packet)) return ""
+  const line = packet.subarray(0, 2048).toString("latin1").split("\r\n", 1)[0]!
+  return line.split(" ")[1] ?? ""
+}
+
 /**
  * Requests Node's HTTP parser refuses before any route runs (oversize headers or URL, garbage): answered in the
- * v2 shape, since the path is not known reliably at that point.
+ * dialect of the request target when it can be read from what arrived, the v2 shape otherwise.
  */
-function clientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+function clientError(err: NodeJS.ErrnoException & { rawPacket?: unknown }, socket: Duplex): void {
   if (err.code === "ECONNRESET" || socket.destroyed) return
   const [status, message] =
     err.code === "HPE_HEADER_OVERFLOW"
@@ -140,11 +190,16 @@ function clientError(err: NodeJS.ErrnoException, socket: Duplex): void {
       : err.code === "ERR_HTTP_REQUEST_TIMEOUT"
         ? [408, "Request Timeout"]
         : [400, "Bad Request"]
-  const body = JSON.stringify(errorBody("v2", status, message).body)
+  writeRaw(socket, status, message, JSON.stringify(errorBody(flavorOf(rawTarget(err.rawPacket)), status, message).body))
+}
+
+/** A whole HTTP/1.1 answer written straight to a socket Fastify never saw, which is then closed. */
+function writeRaw(socket: Duplex, status: number, reason: string, body: string, extraHeaders = ""): void {
   if (socket.writable) {
     socket.write(
-      `HTTP/1.1 ${status} ${message}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-        `Content-Type: application/json\r\nConnection: close\r\n\r\n${body}`
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `Content-Type: application/json\r\nAccess-Control-Allow-Origin: *\r\n${extraHeaders}` +
+        `Connection: close\r\n\r\n${body}`
     )
   }
   socket.destroy()
@@ -157,9 +212,13 @@ interface AjvError {
   readonly params: Record<string, unknown>
 }
 
-/** "seqno: field required" rather than Ajv's "querystring must have required property 'seqno'". */
-const describeValidation = (e: AjvError): string => {
+/**
+ * "seqno: field required" rather than Ajv's "querystring must have required property 'seqno'"; a body that is not
+ * an object says so rather than "request: must be object".
+ */
+const describeValidation = (e: AjvError, context: string | undefined): string => {
   if (e.keyword === "required") return `${String(e.params.missingProperty)}: field required`
   const field = e.instancePath.replace(/^\//, "").replace(/\//g, ".")
+  if (field === "" && e.keyword === "type" && context === "body") return "request body: must be a JSON object"
   return `${field === "" ? "request" : field}: ${e.message ?? e.keyword}`
 }

@@ -38,8 +38,11 @@ export const notFound = (message: string): ApiError => new ApiError({ reason: "n
 
 export type ApiFlavor = "v2" | "v3"
 
-/** Which error dialect a path speaks: v3 paths answer like ton-index-go, everything else like ton-http-api. */
-export const flavorOf = (url: string): ApiFlavor => (url.startsWith("/api/v3/") || url === "/api/v3" ? "v3" : "v2")
+/** Which error dialect a URL speaks: v3 paths answer like ton-index-go, everything else like ton-http-api. */
+export const flavorOf = (url: string): ApiFlavor => {
+  const path = url.split("?", 1)[0]!
+  return path.startsWith("/api/v3/") || path === "/api/v3" ? "v3" : "v2"
+}
 
 export interface ErrorBody {
   readonly status: number

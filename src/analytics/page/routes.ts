@@ -5,6 +5,8 @@
  */
 import type { ClickHouseClient } from "@clickhouse/client"
 import type { FastifyPluginAsync } from "fastify"
+import { optionalInt } from "../../api/assemble/params.js"
+import { param, v2ErrorSchema } from "../../api/schemas.js"
 import { readOverview } from "../overview.js"
 import { OVERVIEW_HTML } from "./html.js"
 
@@ -13,6 +15,9 @@ export interface OverviewPluginOptions {
   /** Unix seconds; tests pin it. */
   readonly now?: () => number
 }
+
+const DEFAULT_DAYS = 30
+const MAX_DAYS = 36500
 
 const count = { type: "integer" } as const
 const nullableCount = { type: ["integer", "null"] } as const
@@ -72,25 +77,39 @@ export const overviewRoutes: FastifyPluginAsync<OverviewPluginOptions> = async (
   app.get("/overview", { schema: { hide: true } as Record<string, unknown> }, async (_req, reply) =>
     reply.type("text/html; charset=utf-8").header("cache-control", "no-store").send(OVERVIEW_HTML)
   )
-  app.get<{ Querystring: { days: number } }>(
+  app.get(
     "/overview/data",
     {
       schema: {
+        summary: "Ingestion progress and daily figures behind the overview page",
+        tags: ["overview"],
         querystring: {
           type: "object",
-          properties: { days: { type: "integer", minimum: 1, maximum: 36500, default: 30 } },
+          properties: {
+            // parsed below: Ajv's integer coercion lets "Infinity" and "-1e400" through as numbers
+            days: param("Days of daily figures, 1..36500 (default 30)", {
+              schema: { type: "integer", minimum: 1, maximum: MAX_DAYS, default: DEFAULT_DAYS }
+            })
+          },
           additionalProperties: false
         },
         response: {
           200: dataSchema,
+          400: v2ErrorSchema,
+          401: v2ErrorSchema,
+          405: v2ErrorSchema,
+          422: v2ErrorSchema,
+          429: v2ErrorSchema,
           503: { type: "object", properties: { error: { type: "string" } } }
         }
       }
     },
     async (req, reply) => {
+      const query = req.query as { readonly days?: string }
+      const days = optionalInt("days", query.days, 1n, BigInt(MAX_DAYS)) ?? DEFAULT_DAYS
       try {
         const data = await readOverview(client, {
-          days: req.query.days,
+          days,
           latestBlocks: 10,
           throughputMinutes: 60,
           now: clock()

@@ -4,12 +4,14 @@
  */
 import type { FastifyPluginAsync } from "fastify"
 import type { TxStore } from "../../store/TxStore.js"
-import { DOCS_HTML } from "../openapi.js"
+import { exampleSource } from "../examples.js"
+import { DOCS_HTML, type OpenApiDocument } from "../openapi.js"
 
 export const systemRoutes: FastifyPluginAsync<{
   readonly store: TxStore
-  readonly openapi: () => Record<string, unknown>
+  readonly openapi: OpenApiDocument
 }> = async (app, { store, openapi }) => {
+  const example = exampleSource(store)
   const hidden = { hide: true } as Record<string, unknown>
   app.get("/health", { schema: hidden }, async (_req, reply) => {
     try {
@@ -22,7 +24,9 @@ export const systemRoutes: FastifyPluginAsync<{
         .send({ status: "unavailable", error: String(e) })
     }
   })
-  app.get("/api/openapi.json", { schema: hidden }, async (_req, reply) => reply.send(openapi()))
+  app.get("/api/openapi.json", { schema: hidden }, async (_req, reply) =>
+    reply.header("cache-control", "no-store").send(openapi(await example()))
+  )
   app.get("/api/docs", { schema: hidden }, async (_req, reply) =>
     reply.type("text/html; charset=utf-8").send(DOCS_HTML)
   )

@@ -9,14 +9,17 @@ import { blockTransactionsExt, shards, type Deps } from "../handlers.js"
 import { IMMUTABLE, sendJson, sendText } from "../reply.js"
 import type { QueryValue } from "../assemble/params.js"
 import { jsonRpcEnvelope, jsonRpcId } from "../assemble/v2.js"
+import { bodyDocs, type ExampleBlock } from "../openapi.js"
 import {
-  hashText,
-  intText,
+  INT32,
+  hashParam,
+  jsonRpcBodyDoc,
   jsonRpcBodySchema,
-  jsonRpcResponseSchema,
+  jsonRpcResponses,
+  param,
   querySchema,
+  seqnoParam,
   v2BlockTransactionsExtSchema,
-  v2ErrorSchema,
   v2Responses,
   v2ShardsSchema
 } from "../schemas.js"
@@ -43,17 +46,37 @@ const methods: Readonly<Record<string, Method>> = {
 
 export const blockTransactionsExtQuery = querySchema(
   {
-    workchain: intText("Block workchain", "-1"),
-    shard: intText("Block shard as a signed 64-bit integer", "-9223372036854775808"),
-    seqno: intText("Block seqno", "39984096"),
-    root_hash: hashText("Block root hash; checked against the stored block when file_hash is given too"),
-    file_hash: hashText("Block file hash; checked against the stored block when root_hash is given too"),
-    after_lt: intText("Exclusive cursor: lt of the last transaction seen", "48756940000001"),
-    after_hash: hashText("Exclusive cursor: ACCOUNT id (not a transaction hash) of the last transaction seen"),
-    count: intText("Maximum number of transactions, 1..10000 (default 40)", "40")
+    workchain: param("Block workchain (decimal integer, 32-bit signed)", { schema: INT32, example: "block_workchain" }),
+    shard: param("Block shard as a signed 64-bit decimal integer, not 0 (the masterchain's is -9223372036854775808)", {
+      schema: { type: "string", pattern: "^[+-]?[0-9]{1,19}$" },
+      example: "block_shard"
+    }),
+    seqno: seqnoParam("Block seqno", "block_seqno"),
+    root_hash: hashParam("Block root hash; checked against the stored block when file_hash is given too"),
+    file_hash: hashParam("Block file hash; checked against the stored block when root_hash is given too"),
+    after_lt: param("Exclusive cursor: lt of the last transaction seen (decimal integer, 0..2^63-1)", {
+      schema: { type: "string", pattern: "^[+]?[0-9]{1,19}$" }
+    }),
+    after_hash: param(
+      "Exclusive cursor: ACCOUNT id (not a transaction hash) of the last transaction seen: 32 bytes as hex, " +
+        "base64 or url-safe base64, or the account's address (raw, or user-friendly with a valid checksum)",
+      {
+        schema: {
+          type: "string",
+          pattern: "^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/_-]{43}=|[+-]?[0-9]{1,10}:[0-9a-fA-F]{64}|[A-Za-z0-9+/_-]{48})$"
+        }
+      }
+    ),
+    count: param("Maximum number of transactions, 1..10000 (default 40)", {
+      schema: { type: "integer", minimum: 1, maximum: 10000, default: 40 }
+    })
   },
   ["workchain", "shard", "seqno"]
 )
+
+const rpcExample = (e: ExampleBlock | null) =>
+  e === null ? undefined : { jsonrpc: "2.0", id: 1, method: "shards", params: { seqno: e.mc_seqno } }
+bodyDocs.set(jsonRpcBodySchema, (e) => jsonRpcBodyDoc(rpcExample(e)))
 
 export const v2BlockRoutes: FastifyPluginAsync<{ deps: Deps }> = async (app, { deps }) => {
   app.get(
@@ -76,7 +99,7 @@ export const v2BlockRoutes: FastifyPluginAsync<{ deps: Deps }> = async (app, { d
       schema: {
         summary: "Shard blocks referenced by a masterchain block",
         tags: ["v2"],
-        querystring: querySchema({ seqno: intText("Masterchain block seqno", "39984096") }, ["seqno"]),
+        querystring: querySchema({ seqno: seqnoParam("Masterchain block seqno", "mc_seqno") }, ["seqno"]),
         response: v2Responses(v2ShardsSchema)
       }
     },
@@ -90,12 +113,7 @@ export const v2BlockRoutes: FastifyPluginAsync<{ deps: Deps }> = async (app, { d
         summary: "JSON-RPC access to getBlockTransactionsExt and shards",
         tags: ["v2"],
         body: jsonRpcBodySchema,
-        response: {
-          200: jsonRpcResponseSchema,
-          404: jsonRpcResponseSchema,
-          422: jsonRpcResponseSchema,
-          429: v2ErrorSchema
-        }
+        response: jsonRpcResponses()
       }
     },
     async (req, reply) => {

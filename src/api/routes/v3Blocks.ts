@@ -7,7 +7,8 @@ import type { FastifyPluginAsync } from "fastify"
 import { masterchainBlockShards, type Deps } from "../handlers.js"
 import { IMMUTABLE, sendText } from "../reply.js"
 import type { QueryValue } from "../assemble/params.js"
-import { intText, querySchema, v3BlocksSchema, v3Responses } from "../schemas.js"
+import { querySchema, v3BlocksSchema, v3Responses } from "../schemas.js"
+import { limitParam, offsetParam, seqnoParam } from "../schemas.js"
 
 export const v3BlockRoutes: FastifyPluginAsync<{ deps: Deps }> = async (app, { deps }) => {
   app.get(
@@ -18,9 +19,9 @@ export const v3BlockRoutes: FastifyPluginAsync<{ deps: Deps }> = async (app, { d
         tags: ["v3"],
         querystring: querySchema(
           {
-            seqno: intText("Masterchain block seqno", "39984096"),
-            limit: intText("Page size, 1..1000 (default 100)", "100"),
-            offset: intText("Rows to skip (default 0)", "0")
+            seqno: seqnoParam("Masterchain block seqno", "mc_seqno"),
+            limit: limitParam(),
+            offset: offsetParam()
           },
           ["seqno"]
         ),

@@ -10,23 +10,46 @@ import { transactionsByMasterchainBlock, type Deps } from "../handlers.js"
 import { ADDRESS_BOOK_CACHE, IMMUTABLE, sendText } from "../reply.js"
 import type { QueryValue } from "../assemble/params.js"
 import { noAddressBook } from "../assemble/v3.js"
-import { intText, querySchema, v3Responses, v3TransactionsSchema } from "../schemas.js"
+import {
+  limitParam,
+  offsetParam,
+  param,
+  querySchema,
+  seqnoParam,
+  v3Responses,
+  v3TransactionsSchema
+} from "../schemas.js"
 
 export const transactionsQuery = querySchema(
   {
-    seqno: intText("Masterchain block seqno", "39984096"),
-    limit: intText("Page size, 1..1000 (default 100; values below 1 count as 1)", "100"),
-    offset: intText("Rows to skip (default 0)", "0"),
-    sort: {
-      type: "string",
-      maxLength: 100,
-      description: "asc | desc (default desc): by lt, then account",
-      examples: ["desc"]
-    },
-    x_no_address_book: { type: "string", maxLength: 10, description: "Any non-empty value skips the address book" }
+    seqno: seqnoParam("Masterchain block seqno", "mc_seqno"),
+    limit: limitParam(),
+    offset: offsetParam(),
+    sort: param("Order by lt, then account (default desc); a and d, in any letter case, are accepted too", {
+      schema: {
+        anyOf: [
+          { type: "string", enum: ["asc", "desc"] },
+          {
+            type: "string",
+            pattern: "^(?:[aA](?:[sS][cC])?|[dD](?:[eE][sS][cC])?)$"
+          }
+        ],
+        default: "desc"
+      }
+    }),
+    x_no_address_book: param("Any value but empty, 0 or false skips the address book (as the header does)", {
+      schema: { type: "string", maxLength: 100 }
+    })
   },
   ["seqno"]
 )
+
+const addressBookHeader = {
+  type: "object",
+  properties: {
+    "x-no-address-book": param("Any value but empty, 0 or false skips the address book", { schema: { type: "string" } })
+  }
+}
 
 export const v3TransactionRoutes: FastifyPluginAsync<{ deps: Deps }> = async (app, { deps }) => {
   for (const path of ["/api/v3/masterchainBlockShardState", "/api/v3/transactionsByMasterchainBlock"]) {
@@ -37,13 +60,16 @@ export const v3TransactionRoutes: FastifyPluginAsync<{ deps: Deps }> = async (ap
           summary: "Transactions of a masterchain block and of every shard block it commits",
           tags: ["v3"],
           querystring: transactionsQuery,
+          headers: addressBookHeader,
           response: v3Responses(v3TransactionsSchema)
         }
       },
       async (req, reply) => {
         const q = req.query as Readonly<Record<string, QueryValue>>
         const withAddressBook = !noAddressBook(req.headers["x-no-address-book"], q.x_no_address_book)
-        const body = await transactionsByMasterchainBlock(deps, q, { withAddressBook })
+        const body = await transactionsByMasterchainBlock(deps, q, {
+          withAddressBook
+        })
         return sendText(reply, 200, body, withAddressBook ? ADDRESS_BOOK_CACHE : IMMUTABLE)
       }
     )
