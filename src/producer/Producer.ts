@@ -7,6 +7,7 @@
  */
 import { Duration, Effect, Option, Schedule, Stream } from "effect"
 import { makeBundlePublisher, type PublishItem } from "../kafka/BundlePublisher.js"
+import { completeBundle, fillBundleTraceIds, PublishHistory } from "../kafka/transactions.js"
 import type { KafkaError } from "../kafka/errors.js"
 import { KafkaClient } from "../kafka/KafkaClient.js"
 import { Health } from "../ops/Health.js"
@@ -142,17 +143,33 @@ export const runProducer = (run: ProducerRun, decode: DecodeTransaction) =>
       bundle: null,
       deadLetters: [blockDeadLetter(client.network, seqno, `upstream_${e.reason}`, e.message)],
       blocks: 0,
-      transactions: 0
+      transactions: 0,
+      drafts: [],
+      accountStates: []
     })
 
     const onMainThread: DecodeBundle = (raw) =>
       Effect.sync(() => prepare(assembleBundle(raw, client.network, decode)))
 
+    // Outlives attempts: what a failed attempt learned came from bundles in masterchain order, which the next attempt
+    // republishes identically.
+    const history = new PublishHistory()
+    /** Completes the transaction records and the bundle's trace ids; items arrive in masterchain order. */
+    const toPublish = (item: Prepared): PublishItem => {
+      if (item.bundle === null) return { bundle: null, deadLetters: item.deadLetters }
+      const { records, filled } = completeBundle(item.mcSeqno, item.drafts, item.accountStates, history)
+      return {
+        bundle: { ...item.bundle, value: fillBundleTraceIds(item.bundle.value, filled) },
+        deadLetters: item.deadLetters,
+        transactions: records
+      }
+    }
+
     const publish = (publisher: { publish: (i: ReadonlyArray<PublishItem>) => Effect.Effect<void, KafkaError> }) =>
       (items: ReadonlyArray<Prepared>) =>
         Effect.gen(function* () {
           const endTimer = metrics.producerPublishSeconds.startTimer()
-          yield* publisher.publish(items.map((i) => ({ bundle: i.bundle, deadLetters: i.deadLetters })))
+          yield* publisher.publish(items.map(toPublish))
           endTimer()
           const now = Date.now()
           for (const item of items) {
