@@ -91,9 +91,25 @@ export class PublishHistory {
   readonly traces: Lru<HashB64, HashB64>
   readonly states: Lru<HashB64, AccountStateRecord>
 
+  /** Set once the history holds what precedes the bundles being published (learned as published, or re-read). */
+  warm = false
+
   constructor(limits: HistoryLimits = {}) {
     this.traces = new Lru(limits.traces ?? 500_000)
     this.states = new Lru(limits.states ?? 200_000)
+  }
+
+  /**
+   * Learns from a bundle record already in the topic (a restarted producer re-reading the tail). Its transactions
+   * carry the trace ids the publish step gave them; a bundle from before that step leaves some unknown, and they
+   * are not learned.
+   */
+  learnPublished(bundle: MasterchainBundle): void {
+    for (const tx of bundle.transactions) {
+      if (tx.trace_id === null) continue
+      for (const m of tx.out_msgs) if (m.type === "int") this.traces.set(m.hash, tx.trace_id)
+    }
+    for (const [h, s] of storedStates(bundle.account_states)) this.states.set(h, s)
   }
 }
 

@@ -7,6 +7,8 @@
  */
 import { Duration, Effect, Option, Schedule, Stream } from "effect"
 import { makeBundlePublisher, type PublishItem } from "../kafka/BundlePublisher.js"
+import { decodeBundle as decodeBundleRecord } from "../kafka/codec.js"
+import { readTailFrom } from "../kafka/tail.js"
 import { completeBundle, fillBundleTraceIds, PublishHistory } from "../kafka/transactions.js"
 import type { KafkaError } from "../kafka/errors.js"
 import { KafkaClient } from "../kafka/KafkaClient.js"
@@ -45,6 +47,11 @@ export interface ProducerRun {
   /** How often the progress line is printed; 0 turns it off. */
   readonly progressMs?: number
   readonly transactionalId?: string
+  /**
+   * Masterchain blocks of the bundle topic's tail a starting producer re-reads to learn trace ids and account states
+   * for the transactions topic (default 256): a message whose sender is further back starts a new trace.
+   */
+  readonly historyBlocks?: number
 }
 
 export interface ProducerSummary {
@@ -199,6 +206,21 @@ export const runProducer = (run: ProducerRun, decode: DecodeTransaction) =>
         const last = yield* publisher.lastCommitted
         const start = startSeqno(run, last, run.mode === "backfill" ? 0 : yield* head)
         if (end !== undefined && start > end) return
+        // Picking up where the topic ends: what the bundles just before hold is history the records need.
+        if (!history.warm && Option.isSome(last) && last.value + 1 === start) {
+          const from = Math.max(0, start - (run.historyBlocks ?? 256))
+          let learned = 0
+          yield* readTailFrom(client.kafka, client.topics.blocks, from, client.maxMessageBytes, (m, seqno) => {
+            if (seqno >= start) return
+            const bundle = decodeBundleRecord(m.value)
+            if (bundle._tag === "Right") {
+              history.learnPublished(bundle.right)
+              learned++
+            }
+          })
+          yield* Effect.logInfo(`producer: re-read ${learned} bundles from mc ${from} for trace and state history`)
+        }
+        history.warm = true
         // Workers live as long as the attempt: one that dies fails it, and the next attempt starts a fresh pool.
         const decodeBundle =
           decodeWorkers > 0
