@@ -58,9 +58,11 @@ const scan = (
       idle = setTimeout(() => finish(Option.fromNullable(best)), ms)
     }
     const end = BigInt(window.end)
+    // The quiet periods are generous: a read cut short reports a tail that is too early (or none at all), and the
+    // producer would then publish blocks again. Normally the read ends by reaching the window's end, not by a timer.
     consumer.on(consumer.events.GROUP_JOIN, () => {
       joined = true
-      armIdle(1_500)
+      armIdle(10_000)
     })
     // A group that never joins (coordinator still loading after a broker restart) or a read that never settles must
     // not hold the caller forever; the error says how far the scan got.
@@ -102,7 +104,7 @@ const scan = (
               if (last + 1n >= end) return finish(Option.fromNullable(best))
               if (last > reached) {
                 reached = last
-                armIdle(800)
+                armIdle(3_000)
               }
             }
           }

@@ -114,7 +114,10 @@ export class PublishHistory {
 }
 
 export interface CompletedBundle {
-  /** Transaction records, in the bundle's transaction order. */
+  /**
+   * Transaction records in lt order: the bundle lists transactions by block, and after a split or merge one account
+   * can have transactions in two blocks of a bundle listed against their lt order.
+   */
   readonly records: Array<EncodedMessage>
   /** The trace ids of the transactions that had none in the draft, in the bundle's order (for the bundle record). */
   readonly filled: Array<HashB64>
@@ -134,7 +137,7 @@ export const completeBundle = (
 ): CompletedBundle => {
   const [traced] = assignTraceIds([drafts], history.traces, "own-hash", (m, t) => history.traces.set(m, t))
   const own = storedStates(states)
-  const records: Array<EncodedMessage> = []
+  const records: Array<{ lt: bigint; hash: string; record: EncodedMessage }> = []
   const filled: Array<HashB64> = []
   const mc = String(mcSeqno)
   const version = String(TRANSACTIONS_SCHEMA_VERSION)
@@ -148,13 +151,18 @@ export const completeBundle = (
       if (known !== undefined) json = json.replaceAll(hashOnly(h), goJsonStringify(renderV3AccountState(h, new Map([[h, known]]))))
     }
     records.push({
-      key: d.account,
-      value: Buffer.from(json, "utf8"),
-      headers: { schema_version: version, mc_seqno: mc, block: d.block }
+      lt: BigInt(d.lt),
+      hash: d.hash,
+      record: {
+        key: d.account,
+        value: Buffer.from(json, "utf8"),
+        headers: { schema_version: version, mc_seqno: mc, block: d.block }
+      }
     })
   }
   for (const [h, s] of own) history.states.set(h, s)
-  return { records, filled }
+  records.sort((a, b) => (a.lt < b.lt ? -1 : a.lt > b.lt ? 1 : a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0))
+  return { records: records.map((r) => r.record), filled }
 }
 
 const NULL_TRACE = Buffer.from('"trace_id":null')

@@ -82,13 +82,18 @@ describe("transactions topic records", () => {
       for (const [h, s] of storedStates(bundles[i]!.account_states)) known.set(h, s)
       const txs = traced[i]!
       expect(records.length).toBe(txs.length)
+      const byHash = new Map(records.map((r) => [JSON.parse(r.value.toString("utf8")).hash as string, r]))
       for (let k = 0; k < txs.length; k++) {
         const tx = txs[k]!
-        expect(records[k]!.value.toString("utf8")).toBe(goJson(renderV3Transaction(tx, known)))
-        expect(records[k]!.key).toBe(tx.account)
-        expect(records[k]!.headers).toEqual({ schema_version: "1", mc_seqno: String(tx.mc_block_seqno), block: blockName(tx) })
+        const record = byHash.get(tx.hash)!
+        expect(record.value.toString("utf8")).toBe(goJson(renderV3Transaction(tx, known)))
+        expect(record.key).toBe(tx.account)
+        expect(record.headers).toEqual({ schema_version: "1", mc_seqno: String(tx.mc_block_seqno), block: blockName(tx) })
         if (i > 0 && prepared.drafts[k]!.unknownStates.some((h) => known.has(h))) fromHistory++
       }
+      // Published in lt order, so each account's transactions reach its partition in order.
+      const lts = records.map((r) => BigInt(JSON.parse(r.value.toString("utf8")).lt as string))
+      expect(lts.every((lt, k) => k === 0 || lts[k - 1]! <= lt)).toBe(true)
       crossBundle += filled.filter((t, k) => t !== prepared.drafts.filter((d) => d.trace_id === null)[k]!.hash).length
       // The bundle record as the consumer will read it: the traced bundle, byte for byte.
       const filledValue = fillBundleTraceIds(prepared.bundle!.value, filled)
