@@ -215,7 +215,7 @@ export const settings = {
     dataDir: setting("KAFKA_DATA_DIR", ".data/kafka", "Data directory of the local broker", nonEmpty),
     clientId: setting("KAFKA_CLIENT_ID", "ton-exporter", "Kafka client id", nonEmpty),
     topicPrefix: setting("KAFKA_TOPIC_PREFIX", "ton", "Topic names start with <prefix>.<network>.", nonEmpty),
-    partitions: setting("KAFKA_PARTITIONS", "1", "Partitions of topics the project creates", int(1, 10_000)),
+    partitions: setting("KAFKA_PARTITIONS", "6", "Partitions of the transactions topic, keyed by account (the blocks topic keeps one)", int(1, 10_000)),
     maxMessageBytes: setting(
       "KAFKA_MAX_MESSAGE_BYTES",
       "67108864",

@@ -1,7 +1,7 @@
 /**
- * Transactional publishing of masterchain bundles and their dead letters. One Kafka transaction carries a run of
- * consecutive bundles plus the dead letters found while decoding them, so a read_committed subscriber sees a bundle
- * and its dead letters together or not at all. Invariant: one live publisher per transactional id; starting one
+ * Transactional publishing of masterchain bundles, their transactions' records and their dead letters. One Kafka
+ * transaction carries a run of consecutive bundles plus their transaction records and dead letters, so a
+ * read_committed subscriber sees a masterchain block whole (on every topic) or not at all. Invariant: one live publisher per transactional id; starting one
  * fences (and aborts the open transaction of) any earlier instance, killed or not.
  */
 import { Context, Effect, Layer, Option } from "effect"
@@ -19,6 +19,8 @@ export interface PublishItem {
    */
   readonly bundle: EncodedMessage | null
   readonly deadLetters: ReadonlyArray<DeadLetter>
+  /** The bundle's records for the transactions topic (keyed by account; the partitioner spreads them). */
+  readonly transactions?: ReadonlyArray<EncodedMessage>
 }
 
 export interface BundlePublisherShape {
@@ -30,7 +32,7 @@ export interface BundlePublisherShape {
 }
 
 /** Splits encoded bundles so that no produce request carries more than `limit` uncompressed bytes (one at least). */
-export const chunkBySize = <A extends { readonly value: Buffer }>(items: ReadonlyArray<A>, limit: number) => {
+export const chunkBySize = <A extends { readonly value: { readonly length: number } }>(items: ReadonlyArray<A>, limit: number) => {
   const chunks: Array<Array<A>> = []
   let current: Array<A> = []
   let bytes = 0
@@ -46,6 +48,9 @@ export const chunkBySize = <A extends { readonly value: Buffer }>(items: Readonl
   if (current.length > 0) chunks.push(current)
   return chunks
 }
+
+/** Uncompressed bytes of transaction records per produce request: far below any record batch limit. */
+const TRANSACTION_REQUEST_BYTES = 4 * 1024 * 1024
 
 const toKafka = (m: EncodedMessage, partition?: number) => ({
   key: m.key,
@@ -86,8 +91,13 @@ export const makeBundlePublisher = (transactionalId: string) =>
       (p) => Effect.promise(() => p.disconnect().catch(() => undefined))
     )
 
-    const sendTransaction = (bundles: ReadonlyArray<EncodedMessage>, letters: ReadonlyArray<EncodedMessage>) =>
-      bundles.length === 0 && letters.length === 0 ? Effect.void : Effect.tryPromise({
+    const recordBatchBytes = Math.floor(client.maxMessageBytes / 2)
+    const sendTransaction = (
+      bundles: ReadonlyArray<EncodedMessage>,
+      letters: ReadonlyArray<EncodedMessage>,
+      transactions: ReadonlyArray<EncodedMessage>
+    ) =>
+      bundles.length === 0 && letters.length === 0 && transactions.length === 0 ? Effect.void : Effect.tryPromise({
         try: async () => {
           const tx = await producer.transaction()
           try {
@@ -109,6 +119,15 @@ export const makeBundlePublisher = (transactionalId: string) =>
                 messages: letters.map((l) => toKafka(l, 0))
               })
             }
+            // Many small records: sent in requests bounded like the bundles', all inside this one transaction.
+            for (const part of chunkBySize(transactions, Math.min(recordBatchBytes, TRANSACTION_REQUEST_BYTES))) {
+              await tx.send({
+                topic: client.topics.transactions,
+                compression: CompressionTypes.GZIP,
+                acks: -1,
+                messages: part.map((t) => toKafka(t))
+              })
+            }
             await tx.commit()
           } catch (e) {
             await tx.abort().catch(() => undefined)
@@ -120,15 +139,22 @@ export const makeBundlePublisher = (transactionalId: string) =>
 
     const publish = (items: ReadonlyArray<PublishItem>) =>
       Effect.gen(function* () {
-        const encoded = items.map((item) => ({
-          value: item.bundle?.value ?? Buffer.alloc(0),
-          bundle: item.bundle,
-          letters: item.deadLetters.map(encodeDeadLetter)
-        }))
-        for (const chunk of chunkBySize(encoded, Math.floor(client.maxMessageBytes / 2))) {
+        const encoded = items.map((item) => {
+          const transactions = item.transactions ?? []
+          // Sized by everything the block puts in the transaction, so that a run of big blocks is split.
+          const bytes = (item.bundle?.value.length ?? 0) + transactions.reduce((n, t) => n + t.value.length, 0)
+          return {
+            value: { length: bytes },
+            bundle: item.bundle,
+            letters: item.deadLetters.map(encodeDeadLetter),
+            transactions
+          }
+        })
+        for (const chunk of chunkBySize(encoded, recordBatchBytes)) {
           yield* sendTransaction(
             chunk.flatMap((c) => (c.bundle === null ? [] : [c.bundle])),
-            chunk.flatMap((c) => c.letters)
+            chunk.flatMap((c) => c.letters),
+            chunk.flatMap((c) => c.transactions)
           )
         }
       })

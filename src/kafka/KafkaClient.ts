@@ -9,7 +9,7 @@ import { KafkaConfig, NetworkConfig, type KafkaSettings } from "../config.js"
 import { KafkaBrokers } from "../infra/KafkaBrokers.js"
 import { STARTUP_DEADLINE_MS } from "./deadline.js"
 import { KafkaError } from "./errors.js"
-import { ensureTopics, topicNames, topicSpecs, type TopicNames } from "./topics.js"
+import { DEFAULT_TRANSACTION_PARTITIONS, ensureTopics, topicNames, topicSpecs, type TopicNames } from "./topics.js"
 
 export interface KafkaClientShape {
   readonly kafka: Kafka
@@ -26,6 +26,8 @@ export interface KafkaClientOptions {
   readonly topicPrefix: string
   readonly network: string
   readonly maxMessageBytes: number
+  /** Partitions of the transactions topic (default DEFAULT_TRANSACTION_PARTITIONS). */
+  readonly partitions?: number
   /** -1 keeps the log forever (default): resume and replays read it. */
   readonly retentionMs?: number
 }
@@ -35,7 +37,8 @@ export const optionsFromSettings = (settings: KafkaSettings, network: string): K
   clientId: settings.clientId,
   topicPrefix: settings.topicPrefix,
   network,
-  maxMessageBytes: settings.maxMessageBytes
+  maxMessageBytes: settings.maxMessageBytes,
+  partitions: settings.partitions
 })
 
 export const withAdmin = <A, E>(kafka: Kafka, use: (admin: Admin) => Effect.Effect<A, E>) =>
@@ -73,7 +76,8 @@ export const makeKafkaClient = (options: KafkaClientOptions) =>
         topicSpecs(topics, {
           maxMessageBytes: options.maxMessageBytes,
           retentionMs: options.retentionMs ?? -1,
-          replicationFactor: 1
+          replicationFactor: 1,
+          transactionPartitions: options.partitions ?? DEFAULT_TRANSACTION_PARTITIONS
         })
       ).pipe(
         Effect.timeoutFail({

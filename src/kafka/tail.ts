@@ -4,7 +4,7 @@
  * resuming after the returned seqno neither skips nor repeats anything a subscriber can see.
  */
 import { Effect, Option } from "effect"
-import type { Kafka } from "kafkajs"
+import type { Kafka, KafkaMessage } from "kafkajs"
 import { STARTUP_DEADLINE_MS, withDeadline } from "./deadline.js"
 import { KafkaError } from "./errors.js"
 import { messageMcSeqno } from "./codec.js"
@@ -15,8 +15,17 @@ interface Window {
   readonly end: string
 }
 
-/** Reads [start, end) of partition 0 and returns the highest mc seqno among committed records found. */
-const scan = (kafka: Kafka, topic: string, window: Window, maxBytes: number) =>
+/**
+ * Reads [start, end) of partition 0 and returns the highest mc seqno among committed records found; `visit` sees
+ * each committed record, in offset order.
+ */
+const scan = (
+  kafka: Kafka,
+  topic: string,
+  window: Window,
+  maxBytes: number,
+  visit: (message: KafkaMessage) => void = () => undefined
+) =>
   Effect.async<Option.Option<number>, KafkaError>((resume) => {
     const groupId = `tail-reader-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`
     const consumer = kafka.consumer({
@@ -49,9 +58,11 @@ const scan = (kafka: Kafka, topic: string, window: Window, maxBytes: number) =>
       idle = setTimeout(() => finish(Option.fromNullable(best)), ms)
     }
     const end = BigInt(window.end)
+    // The quiet periods are generous: a read cut short reports a tail that is too early (or none at all), and the
+    // producer would then publish blocks again. Normally the read ends by reaching the window's end, not by a timer.
     consumer.on(consumer.events.GROUP_JOIN, () => {
       joined = true
-      armIdle(1_500)
+      armIdle(10_000)
     })
     // A group that never joins (coordinator still loading after a broker restart) or a read that never settles must
     // not hold the caller forever; the error says how far the scan got.
@@ -77,6 +88,8 @@ const scan = (kafka: Kafka, topic: string, window: Window, maxBytes: number) =>
           eachBatchAutoResolve: false,
           eachBatch: async ({ batch }) => {
             for (const m of batch.messages) {
+              if (BigInt(m.offset) >= end) return finish(Option.fromNullable(best))
+              visit(m)
               const seqno = messageMcSeqno(m)
               if (seqno !== undefined && (best === undefined || seqno > best)) best = seqno
               if (BigInt(m.offset) + 2n >= end) return finish(Option.fromNullable(best))
@@ -91,7 +104,7 @@ const scan = (kafka: Kafka, topic: string, window: Window, maxBytes: number) =>
               if (last + 1n >= end) return finish(Option.fromNullable(best))
               if (last > reached) {
                 reached = last
-                armIdle(800)
+                armIdle(3_000)
               }
             }
           }
@@ -102,11 +115,7 @@ const scan = (kafka: Kafka, topic: string, window: Window, maxBytes: number) =>
     return Effect.sync(() => finish(Option.fromNullable(best)))
   })
 
-/**
- * Highest mc seqno committed in `topic` (partition 0). Call it only after the transactional producer initialised
- * (fencing aborts our previous instance's open transaction); otherwise the answer could be behind by that one.
- */
-export const lastCommittedSeqno = (kafka: Kafka, topic: string, maxBytes: number) =>
+const partitionZero = (kafka: Kafka, topic: string) =>
   Effect.gen(function* () {
     const offsets = yield* withAdmin(kafka, (admin) =>
       Effect.tryPromise({
@@ -116,8 +125,53 @@ export const lastCommittedSeqno = (kafka: Kafka, topic: string, maxBytes: number
     )
     const p0 = offsets.find((o) => o.partition === 0)
     if (p0 === undefined) return yield* new KafkaError({ reason: "admin", message: `topic ${topic} has no partition 0` })
-    const low = BigInt(p0.low)
-    const high = BigInt(p0.high)
+    return { low: BigInt(p0.low), high: BigInt(p0.high) }
+  })
+
+/**
+ * Visits the committed records of the end of `topic` (partition 0) whose mc seqno is at least `from`, oldest first
+ * (a record may be visited twice when the window had to grow). Reads back from the end in growing windows until it
+ * reaches a record before `from` or the start of the log.
+ */
+export const readTailFrom = (
+  kafka: Kafka,
+  topic: string,
+  from: number,
+  maxBytes: number,
+  visit: (message: KafkaMessage, mcSeqno: number) => void
+) =>
+  Effect.gen(function* () {
+    const { low, high } = yield* partitionZero(kafka, topic)
+    const wanted = (m: KafkaMessage) => {
+      const s = messageMcSeqno(m)
+      return s !== undefined && s >= from ? s : undefined
+    }
+    // A committed transaction of bundles costs one offset per bundle and one for its marker.
+    let span = 64n
+    while (high > low) {
+      const start = high - span > low ? high - span : low
+      let reachedBefore = false
+      const found: Array<[KafkaMessage, number]> = []
+      yield* scan(kafka, topic, { start: String(start), end: String(high) }, maxBytes, (m) => {
+        const s = wanted(m)
+        if (s === undefined) reachedBefore = true
+        else found.push([m, s])
+      })
+      if (reachedBefore || start === low) {
+        for (const [m, s] of found) visit(m, s)
+        return
+      }
+      span *= 4n
+    }
+  })
+
+/**
+ * Highest mc seqno committed in `topic` (partition 0). Call it only after the transactional producer initialised
+ * (fencing aborts our previous instance's open transaction); otherwise the answer could be behind by that one.
+ */
+export const lastCommittedSeqno = (kafka: Kafka, topic: string, maxBytes: number) =>
+  Effect.gen(function* () {
+    const { low, high } = yield* partitionZero(kafka, topic)
     // Each committed transaction costs one offset for its marker, aborted ones one more per record; a window of a
     // few dozen offsets finds the last committed bundle in one pass unless many aborts piled up at the end.
     let span = 32n

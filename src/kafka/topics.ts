@@ -1,7 +1,8 @@
 /**
  * The Kafka topics this project owns: their names, partitioning and per-topic limits, and their creation.
  * Invariant: every topic name carries the network and a schema major version, and the bundle topic has exactly
- * one partition, so the log order IS masterchain order (resume and the consumer's batching rely on that).
+ * one partition, so the log order IS masterchain order (resume and the consumer's batching rely on that). The
+ * transactions topic has `partitions` partitions keyed by account: order holds per account, not across accounts.
  */
 import type { Admin, ITopicConfig } from "kafkajs"
 import { Effect } from "effect"
@@ -12,11 +13,14 @@ export interface TopicNames {
   readonly blocks: string
   /** One message per undecodable transaction or block, key = mc seqno. */
   readonly deadLetter: string
+  /** One message per transaction (its v3 JSON), key = account in raw form. */
+  readonly transactions: string
 }
 
 export const topicNames = (prefix: string, network: string): TopicNames => ({
   blocks: `${prefix}.${network}.blocks.v1`,
-  deadLetter: `${prefix}.${network}.dead-letter.v1`
+  deadLetter: `${prefix}.${network}.dead-letter.v1`,
+  transactions: `${prefix}.${network}.transactions.v1`
 })
 
 export interface TopicLimits {
@@ -25,7 +29,12 @@ export interface TopicLimits {
   /** -1 keeps bundles forever (a replayable log); otherwise the retention in ms. */
   readonly retentionMs: number
   readonly replicationFactor: number
+  /** Partitions of the transactions topic (KAFKA_PARTITIONS); fixed once created, since keys map to partitions. */
+  readonly transactionPartitions: number
 }
+
+/** Default partitions of the transactions topic: enough for a consumer group of a few subscribers to share it. */
+export const DEFAULT_TRANSACTION_PARTITIONS = 6
 
 /**
  * A single partition for bundles: at ~2.5 masterchain blocks per second and a few hundred kB per bundle one
@@ -53,6 +62,12 @@ export const topicSpecs = (names: TopicNames, limits: TopicLimits): Array<ITopic
     {
       topic: names.deadLetter,
       numPartitions: DEAD_LETTER_PARTITIONS,
+      replicationFactor: limits.replicationFactor,
+      configEntries
+    },
+    {
+      topic: names.transactions,
+      numPartitions: limits.transactionPartitions,
       replicationFactor: limits.replicationFactor,
       configEntries
     }

@@ -8,6 +8,9 @@
 import { Context, Duration, Effect, Fiber, Layer, Option, Schedule, Stream } from "effect"
 import { ProducerConfig, type ProducerMode } from "../config.js"
 import { makeBundlePublisher, type PublishItem } from "../kafka/BundlePublisher.js"
+import { decodeBundle as decodeBundleRecord } from "../kafka/codec.js"
+import { readTailFrom } from "../kafka/tail.js"
+import { completeBundle, fillBundleTraceIds, PublishHistory } from "../kafka/transactions.js"
 import type { KafkaError } from "../kafka/errors.js"
 import { KafkaClient } from "../kafka/KafkaClient.js"
 import { Health } from "../ops/Health.js"
@@ -44,6 +47,11 @@ export interface ProducerRun {
   /** How often the progress line is printed; 0 turns it off. */
   readonly progressMs?: number
   readonly transactionalId?: string
+  /**
+   * Masterchain blocks of the bundle topic's tail a starting producer re-reads to learn trace ids and account states
+   * for the transactions topic (default 256): a message whose sender is further back starts a new trace.
+   */
+  readonly historyBlocks?: number
 }
 
 export interface ProducerSummary {
@@ -145,17 +153,33 @@ export const runProducer = (run: ProducerRun, decode: DecodeTransaction) =>
       bundle: null,
       deadLetters: [blockDeadLetter(client.network, seqno, `upstream_${e.reason}`, e.message)],
       blocks: 0,
-      transactions: 0
+      transactions: 0,
+      drafts: [],
+      accountStates: []
     })
 
     const onMainThread: DecodeBundle = (raw) =>
       Effect.sync(() => prepare(assembleBundle(raw, client.network, decode)))
 
+    // Outlives attempts: what a failed attempt learned came from bundles in masterchain order, which the next attempt
+    // republishes identically.
+    const history = new PublishHistory()
+    /** Completes the transaction records and the bundle's trace ids; items arrive in masterchain order. */
+    const toPublish = (item: Prepared): PublishItem => {
+      if (item.bundle === null) return { bundle: null, deadLetters: item.deadLetters }
+      const { records, filled } = completeBundle(item.mcSeqno, item.drafts, item.accountStates, history)
+      return {
+        bundle: { ...item.bundle, value: fillBundleTraceIds(item.bundle.value, filled) },
+        deadLetters: item.deadLetters,
+        transactions: records
+      }
+    }
+
     const publish = (publisher: { publish: (i: ReadonlyArray<PublishItem>) => Effect.Effect<void, KafkaError> }) =>
       (items: ReadonlyArray<Prepared>) =>
         Effect.gen(function* () {
           const endTimer = metrics.producerPublishSeconds.startTimer()
-          yield* publisher.publish(items.map((i) => ({ bundle: i.bundle, deadLetters: i.deadLetters })))
+          yield* publisher.publish(items.map(toPublish))
           endTimer()
           const now = Date.now()
           for (const item of items) {
@@ -185,6 +209,21 @@ export const runProducer = (run: ProducerRun, decode: DecodeTransaction) =>
         const last = yield* publisher.lastCommitted
         const start = startSeqno(run, last, run.mode === "backfill" ? 0 : yield* head)
         if (end !== undefined && start > end) return
+        // Picking up where the topic ends: what the bundles just before hold is history the records need.
+        if (!history.warm && Option.isSome(last) && last.value + 1 === start) {
+          const from = Math.max(0, start - (run.historyBlocks ?? 256))
+          let learned = 0
+          yield* readTailFrom(client.kafka, client.topics.blocks, from, client.maxMessageBytes, (m, seqno) => {
+            if (seqno >= start) return
+            const bundle = decodeBundleRecord(m.value)
+            if (bundle._tag === "Right") {
+              history.learnPublished(bundle.right)
+              learned++
+            }
+          })
+          yield* Effect.logInfo(`producer: re-read ${learned} bundles from mc ${from} for trace and state history`)
+        }
+        history.warm = true
         // Workers live as long as the attempt: one that dies fails it, and the next attempt starts a fresh pool.
         const decodeBundle =
           decodeWorkers > 0

@@ -5,10 +5,11 @@
  */
 import { Either } from "effect"
 import { encodeBundle, type DeadLetter, type EncodedMessage } from "../kafka/codec.js"
+import { draftTransactions, type TransactionDraft } from "../kafka/transactions.js"
 import type { RawMasterchainBundle, RawTransaction } from "../source/Upstream.js"
 import { decodeTransaction } from "../ton/decode.js"
 import { decodeTransactionFast } from "../ton/fast/decode.js"
-import type { BlockIdExt, MasterchainBundle, TransactionRecord } from "../ton/record.js"
+import type { AccountStateRecord, BlockIdExt, MasterchainBundle, TransactionRecord } from "../ton/record.js"
 import { assignTraceIds } from "../trace/traceIds.js"
 
 export interface DecodeFailure {
@@ -119,6 +120,10 @@ export interface Prepared {
   /** The masterchain block plus its shard blocks (0 when dead-lettered). */
   readonly blocks: number
   readonly transactions: number
+  /** The transactions topic's drafts, in the bundle's transaction order (the publish step completes them). */
+  readonly drafts: ReadonlyArray<TransactionDraft>
+  /** The bundle's account states: the publish step remembers them for later bundles' records. */
+  readonly accountStates: ReadonlyArray<AccountStateRecord>
 }
 
 export const prepare = ({ bundle, deadLetters }: Assembled): Prepared => ({
@@ -126,7 +131,9 @@ export const prepare = ({ bundle, deadLetters }: Assembled): Prepared => ({
   bundle: encodeBundle(bundle, deadLetters.length),
   deadLetters,
   blocks: 1 + bundle.shard_blocks.length,
-  transactions: bundle.transactions.length
+  transactions: bundle.transactions.length,
+  drafts: draftTransactions(bundle),
+  accountStates: bundle.account_states
 })
 
 /** The dead letter for a whole masterchain block that upstream could not deliver in a usable form. */

@@ -2,9 +2,17 @@
  * trace_id at ingest: the hash of the transaction that started the trace. A transaction without an internal in-msg
  * (external-in, tick-tock, other system transactions) starts its own trace; one with an internal in-msg inherits the
  * trace of the transaction that sent that message, found by the message hash among earlier out messages.
- * Invariant: the result depends only on the transactions seen so far in masterchain order, so replays agree.
+ * Invariant: the result depends only on the transactions seen so far in masterchain order, so replays agree. An id a
+ * transaction already carries (the producer resolves them before publishing) stands: it was computed by this rule.
  */
 import type { HashB64, TransactionRecord } from "../ton/record.js"
+
+/** What trace assignment reads of a transaction: full records, or the producer's compact drafts. */
+export type TraceNode = Pick<TransactionRecord, "hash" | "lt" | "trace_id"> & {
+  readonly in_msg: Pick<NonNullable<TransactionRecord["in_msg"]>, "type" | "hash"> | null
+  readonly out_msgs: ReadonlyArray<Pick<TransactionRecord["out_msgs"][number], "type" | "hash">>
+  readonly description: Pick<TransactionRecord["description"], "type">
+}
 
 /** Out-message hash -> trace id of the transaction that sent it. */
 export interface TraceLookup {
@@ -17,7 +25,7 @@ export type ParentMissing = "own-hash" | "leave-null"
  * In-msg hashes of internal messages whose sender is not among `txs` (it must be looked up in history first).
  * Only transactions in masterchain order are given, so "earlier" means an earlier bundle.
  */
-export const externalParents = (txs: ReadonlyArray<TransactionRecord>): ReadonlyArray<HashB64> => {
+export const externalParents = (txs: ReadonlyArray<TraceNode>): ReadonlyArray<HashB64> => {
   const sent = new Set<HashB64>()
   for (const tx of txs) for (const m of tx.out_msgs) if (m.type === "int") sent.add(m.hash)
   const missing = new Set<HashB64>()
@@ -28,11 +36,11 @@ export const externalParents = (txs: ReadonlyArray<TransactionRecord>): Readonly
   return [...missing]
 }
 
-const startsTrace = (tx: TransactionRecord): boolean =>
+const startsTrace = (tx: TraceNode): boolean =>
   tx.in_msg === null || tx.in_msg.type !== "int" || tx.description.type === "tick_tock"
 
 /** Causal order: a message is created at its sender's lt and consumed at a strictly greater lt. */
-const byLt = (a: TransactionRecord, b: TransactionRecord): number => {
+const byLt = (a: TraceNode, b: TraceNode): number => {
   const la = BigInt(a.lt)
   const lb = BigInt(b.lt)
   return la < lb ? -1 : la > lb ? 1 : a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0
@@ -42,21 +50,22 @@ const byLt = (a: TransactionRecord, b: TransactionRecord): number => {
  * Assigns trace ids to the transactions of consecutive bundles (given in masterchain order, each bundle's
  * transactions in any order). `history` answers for senders in earlier, already stored bundles. `learn` receives
  * every out-message hash -> trace id found here so that later batches can find their parents.
- * When a parent is in neither, `onMissing` decides: the consumer (which has all history) starts a new trace; the
- * producer (which has none) leaves the field null for the consumer to fill.
+ * When a parent is in neither, `onMissing` decides: the producer's publish step (which keeps the history of what it
+ * published) starts a new trace; its decode step (which sees one bundle) leaves the field null for the publish step.
  */
-export const assignTraceIds = (
-  bundles: ReadonlyArray<ReadonlyArray<TransactionRecord>>,
+export const assignTraceIds = <T extends TraceNode>(
+  bundles: ReadonlyArray<ReadonlyArray<T>>,
   history: TraceLookup,
   onMissing: ParentMissing,
   learn?: (messageHash: HashB64, traceId: HashB64) => void
-): Array<Array<TransactionRecord>> => {
+): Array<Array<T>> => {
   const local = new Map<HashB64, HashB64 | null>()
   return bundles.map((txs) => {
-    const assigned = new Map<TransactionRecord, HashB64 | null>()
+    const assigned = new Map<T, HashB64 | null>()
     for (const tx of [...txs].sort(byLt)) {
       let traceId: HashB64 | null
-      if (startsTrace(tx)) traceId = tx.hash
+      if (tx.trace_id !== null) traceId = tx.trace_id
+      else if (startsTrace(tx)) traceId = tx.hash
       else {
         const msgHash = tx.in_msg!.hash
         const found = local.has(msgHash) ? local.get(msgHash)! : history.get(msgHash)

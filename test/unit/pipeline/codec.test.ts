@@ -26,11 +26,23 @@ describe("bundle codec", () => {
 })
 
 describe("topics", () => {
-  it("names carry network and version; bundles get one partition", () => {
+  it("names carry network and version; bundles get one partition, transactions the configured count", () => {
     const names = topicNames("ton", "mainnet")
-    expect(names).toEqual({ blocks: "ton.mainnet.blocks.v1", deadLetter: "ton.mainnet.dead-letter.v1" })
-    const [blocks] = topicSpecs(names, { maxMessageBytes: 1000, retentionMs: -1, replicationFactor: 1 })
+    expect(names).toEqual({
+      blocks: "ton.mainnet.blocks.v1",
+      deadLetter: "ton.mainnet.dead-letter.v1",
+      transactions: "ton.mainnet.transactions.v1"
+    })
+    const specs = topicSpecs(names, {
+      maxMessageBytes: 1000,
+      retentionMs: -1,
+      replicationFactor: 1,
+      transactionPartitions: 6
+    })
+    const blocks = specs.find((s) => s.topic === names.blocks)
     expect(blocks!.numPartitions).toBe(1)
+    expect(specs.find((s) => s.topic === names.deadLetter)!.numPartitions).toBe(1)
+    expect(specs.find((s) => s.topic === names.transactions)!.numPartitions).toBe(6)
     expect(blocks!.configEntries).toContainEqual({ name: "max.message.bytes", value: "1000" })
   })
 

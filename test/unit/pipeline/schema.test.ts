@@ -4,7 +4,8 @@ import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { fixturesChain } from "../../../tools/fake/server.js"
-import { assembleBundle, blockDeadLetter } from "../../../src/producer/assemble.js"
+import { completeBundle, PublishHistory } from "../../../src/kafka/transactions.js"
+import { assembleBundle, blockDeadLetter, prepare } from "../../../src/producer/assemble.js"
 import { decodeTransaction } from "../../../src/ton/decode.js"
 import { repoRoot } from "../../../src/infra/kafkaBroker.js"
 import { rawBundle } from "../../support/pipeline/chainUpstream.js"
@@ -72,6 +73,30 @@ describe("Kafka JSON schemas", () => {
     expect(validate(bundleSchema, bundleSchema, broken)).toEqual([
       "$.mc_block: missing tx_count",
       "$.transactions[0].lt: integer is not string"
+    ])
+  })
+
+  it("accepts every transactions-topic record of the bundled chain and rejects a broken one", () => {
+    const txSchema = load("transaction.v1.json")
+    const history = new PublishHistory()
+    let records = 0
+    let sample: Record<string, any> | undefined
+    for (let s = chain.first; s <= chain.last; s++) {
+      const p = prepare(assembleBundle(rawBundle(chain, s)!, "mainnet", decodeTransaction))
+      for (const r of completeBundle(s, p.drafts, p.accountStates, history).records) {
+        const value = JSON.parse(r.value.toString("utf8"))
+        expect(validate(txSchema, txSchema, value)).toEqual([])
+        sample ??= value
+        records++
+      }
+    }
+    expect(records).toBeGreaterThan(1000)
+    const broken: Record<string, any> = { ...sample!, lt: 5, block_ref: { ...sample!.block_ref, shard: "-9223372036854775808" } }
+    delete broken.trace_id
+    expect(validate(txSchema, txSchema, broken)).toEqual([
+      "$: missing trace_id",
+      "$.lt: integer is not string",
+      "$.block_ref.shard: -9223372036854775808 does not match ^[0-9A-F]{1,16}$"
     ])
   })
 

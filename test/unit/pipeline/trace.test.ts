@@ -36,6 +36,13 @@ describe("assignTraceIds", () => {
     expect(producerView[0]!.map((t) => t.trace_id)).toEqual([null, null])
   })
 
+  it("keeps an id a transaction already carries (the producer's) and passes it on to its children", () => {
+    const b = { ...tx("b", 100, msg("old->b"), [msg("b->c")]), trace_id: "PRODUCERS" }
+    const c = tx("c", 101, msg("b->c"))
+    const [out] = assignTraceIds([[c, b]], noHistory, "own-hash")
+    expect(out!.map((t) => t.trace_id)).toEqual(["PRODUCERS", "PRODUCERS"])
+  })
+
   it("lists only in-msgs whose sender is outside the given transactions", () => {
     const a = tx("a", 10, msg("e", "ext_in"), [msg("a->b")])
     const b = tx("b", 20, msg("a->b"))

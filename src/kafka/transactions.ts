@@ -1,0 +1,188 @@
+/**
+ * The transactions topic's records: one per transaction, valued with the v3 `Transaction` JSON the API serves for it
+ * (Go dialect; `trace_id`, `mc_block_seqno` and `block_ref` filled) and keyed by the account in raw form. A draft is
+ * rendered where the bundle is decoded (any thread); the publish step, which sees bundles in masterchain order,
+ * completes it with what only history knows: trace ids whose root is in an earlier bundle, and account states an
+ * earlier bundle described. Invariant: a completed value is byte-identical to
+ * `goJson(renderV3Transaction(tx, states))` for the fully traced transaction and the states stored up to its bundle.
+ */
+import type { AccountStateRow } from "../flatten/account_states.js"
+import { accountStateRows } from "../flatten/account_states.js"
+import type { AccountStateRecord, HashB64, MasterchainBundle, RawAddress, TransactionRecord } from "../ton/record.js"
+import { goJsonStringify, renderV3AccountState, renderV3Transaction, shardHex } from "../ton/v3.js"
+import { Lru } from "../trace/Lru.js"
+import { assignTraceIds, type TraceNode } from "../trace/traceIds.js"
+import type { EncodedMessage } from "./codec.js"
+
+export const TRANSACTIONS_SCHEMA_VERSION = 1
+
+/** A transaction's record before the publish step: its v3 JSON without `trace_id`, and what tracing needs. */
+export interface TransactionDraft extends TraceNode {
+  readonly account: RawAddress
+  /** `workchain:SHARD:seqno` of the block holding the transaction (the `block` header). */
+  readonly block: string
+  /** v3 JSON rendered with `trace_id` absent and the bundle's own account states. */
+  readonly json: string
+  /** Where `"trace_id":"…"` goes: right after `mc_block_seqno`, before `prev_trans_hash` (Go struct order). */
+  readonly cut: number
+  /** State hashes the bundle does not describe, rendered hash-only: history may know them. */
+  readonly unknownStates: ReadonlyArray<HashB64>
+}
+
+/** The account states as the store gives them back to the API (the row round trip, the fuller row per hash). */
+export const storedStates = (states: ReadonlyArray<AccountStateRecord>): Map<HashB64, AccountStateRecord> => {
+  const out = new Map<HashB64, AccountStateRecord>()
+  for (const r of accountStateRows(states)) out.set(r.hash, fromRow(r))
+  return out
+}
+
+const fromRow = (r: AccountStateRow): AccountStateRecord => ({
+  hash: r.hash,
+  account: r.account,
+  balance: r.balance,
+  extra_currencies: r.balance === null ? null : r.extra_currencies,
+  account_status: r.account_status,
+  frozen_hash: r.frozen_hash,
+  data_hash: r.data_hash,
+  code_hash: r.code_hash
+})
+
+const PREV_KEY = ',"prev_trans_hash":'
+
+export const blockName = (tx: Pick<TransactionRecord, "block">): string =>
+  `${tx.block.workchain}:${shardHex(tx.block.shard)}:${tx.block.seqno}`
+
+/** Drafts of every transaction of a bundle, in the bundle's order. Pure; runs where the bundle was decoded. */
+export const draftTransactions = (bundle: MasterchainBundle): Array<TransactionDraft> => {
+  const states = storedStates(bundle.account_states)
+  return bundle.transactions.map((tx) => {
+    const json = goJsonStringify(renderV3Transaction({ ...tx, trace_id: null }, states))
+    const cut = json.indexOf(PREV_KEY)
+    const unknown = new Set<HashB64>()
+    for (const h of [tx.account_state_hash_before, tx.account_state_hash_after]) if (!states.has(h)) unknown.add(h)
+    return {
+      account: tx.account,
+      hash: tx.hash,
+      lt: tx.lt,
+      trace_id: tx.trace_id,
+      in_msg: tx.in_msg === null ? null : { type: tx.in_msg.type, hash: tx.in_msg.hash },
+      out_msgs: tx.out_msgs.filter((m) => m.type === "int").map((m) => ({ type: m.type, hash: m.hash })),
+      description: { type: tx.description.type },
+      block: blockName(tx),
+      json,
+      cut,
+      unknownStates: [...unknown]
+    }
+  })
+}
+
+export interface HistoryLimits {
+  /** Out-message hash -> trace id entries kept (least recently used go first). */
+  readonly traces?: number
+  /** Account states kept by hash. */
+  readonly states?: number
+}
+
+/**
+ * What the publish step remembers of the bundles it published: trace ids by the hash of the internal messages they
+ * sent, and account states by hash. Fed in masterchain order; bounded, like the consumer's trace cache.
+ */
+export class PublishHistory {
+  readonly traces: Lru<HashB64, HashB64>
+  readonly states: Lru<HashB64, AccountStateRecord>
+
+  /** Set once the history holds what precedes the bundles being published (learned as published, or re-read). */
+  warm = false
+
+  constructor(limits: HistoryLimits = {}) {
+    this.traces = new Lru(limits.traces ?? 500_000)
+    this.states = new Lru(limits.states ?? 200_000)
+  }
+
+  /**
+   * Learns from a bundle record already in the topic (a restarted producer re-reading the tail). Its transactions
+   * carry the trace ids the publish step gave them; a bundle from before that step leaves some unknown, and they
+   * are not learned.
+   */
+  learnPublished(bundle: MasterchainBundle): void {
+    for (const tx of bundle.transactions) {
+      if (tx.trace_id === null) continue
+      for (const m of tx.out_msgs) if (m.type === "int") this.traces.set(m.hash, tx.trace_id)
+    }
+    for (const [h, s] of storedStates(bundle.account_states)) this.states.set(h, s)
+  }
+}
+
+export interface CompletedBundle {
+  /**
+   * Transaction records in lt order: the bundle lists transactions by block, and after a split or merge one account
+   * can have transactions in two blocks of a bundle listed against their lt order.
+   */
+  readonly records: Array<EncodedMessage>
+  /** The trace ids of the transactions that had none in the draft, in the bundle's order (for the bundle record). */
+  readonly filled: Array<HashB64>
+}
+
+const hashOnly = (hash: HashB64) => goJsonStringify(renderV3AccountState(hash, new Map()))
+
+/**
+ * Completes one bundle's drafts (bundles must come in masterchain order) and learns from them. A trace whose root is
+ * neither in this bundle nor in history starts at the transaction itself, as the consumer's rule has it.
+ */
+export const completeBundle = (
+  mcSeqno: number,
+  drafts: ReadonlyArray<TransactionDraft>,
+  states: ReadonlyArray<AccountStateRecord>,
+  history: PublishHistory
+): CompletedBundle => {
+  const [traced] = assignTraceIds([drafts], history.traces, "own-hash", (m, t) => history.traces.set(m, t))
+  const own = storedStates(states)
+  const records: Array<{ lt: bigint; hash: string; record: EncodedMessage }> = []
+  const filled: Array<HashB64> = []
+  const mc = String(mcSeqno)
+  const version = String(TRANSACTIONS_SCHEMA_VERSION)
+  for (let i = 0; i < drafts.length; i++) {
+    const d = drafts[i]!
+    const traceId = traced![i]!.trace_id!
+    if (d.trace_id === null) filled.push(traceId)
+    let json = `${d.json.slice(0, d.cut)},"trace_id":${JSON.stringify(traceId)}${d.json.slice(d.cut)}`
+    for (const h of d.unknownStates) {
+      const known = history.states.get(h)
+      if (known !== undefined) json = json.replaceAll(hashOnly(h), goJsonStringify(renderV3AccountState(h, new Map([[h, known]]))))
+    }
+    records.push({
+      lt: BigInt(d.lt),
+      hash: d.hash,
+      record: {
+        key: d.account,
+        value: Buffer.from(json, "utf8"),
+        headers: { schema_version: version, mc_seqno: mc, block: d.block }
+      }
+    })
+  }
+  for (const [h, s] of own) history.states.set(h, s)
+  records.sort((a, b) => (a.lt < b.lt ? -1 : a.lt > b.lt ? 1 : a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0))
+  return { records: records.map((r) => r.record), filled }
+}
+
+const NULL_TRACE = Buffer.from('"trace_id":null')
+
+/**
+ * The bundle record with the publish step's trace ids written in: the k-th `"trace_id":null` of the JSON is the k-th
+ * transaction without one (only transaction records have the key, and inside a JSON string the quotes would be
+ * escaped). Equal to encoding the traced bundle afresh, at the cost of one scan instead of a serialisation.
+ */
+export const fillBundleTraceIds = (value: Buffer, ids: ReadonlyArray<HashB64>): Buffer => {
+  if (ids.length === 0) return value
+  const parts: Array<Buffer> = []
+  let from = 0
+  for (const id of ids) {
+    const at = value.indexOf(NULL_TRACE, from)
+    if (at < 0) throw new Error(`bundle record has fewer null trace ids than the ${ids.length} resolved`)
+    parts.push(value.subarray(from, at), Buffer.from(`"trace_id":${JSON.stringify(id)}`))
+    from = at + NULL_TRACE.length
+  }
+  if (value.indexOf(NULL_TRACE, from) >= 0) throw new Error("bundle record has more null trace ids than resolved")
+  parts.push(value.subarray(from))
+  return Buffer.concat(parts)
+}

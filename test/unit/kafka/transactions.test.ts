@@ -1,0 +1,114 @@
+// The transactions topic's records against their definition: for a generated chain with splits, merges and the
+// recorded real transactions, drafts made bundle by bundle and completed in masterchain order give, per transaction,
+// exactly goJson(renderV3Transaction(...)) of the transaction traced over the whole chain, with the account states
+// known up to its block; and the bundle record with the publish step's trace ids equals encoding the traced bundle.
+import { describe, expect, it } from "vitest"
+import { goJson } from "../../../src/api/json.js"
+import { encodeBundle } from "../../../src/kafka/codec.js"
+import {
+  blockName,
+  completeBundle,
+  fillBundleTraceIds,
+  PublishHistory,
+  storedStates
+} from "../../../src/kafka/transactions.js"
+import { assembleBundle, pipelineDecode, prepare } from "../../../src/producer/assemble.js"
+import type { RawMasterchainBundle } from "../../../src/source/Upstream.js"
+import type { AccountStateRecord, MasterchainBundle } from "../../../src/ton/record.js"
+import { renderV3Transaction } from "../../../src/ton/v3.js"
+import { assignTraceIds } from "../../../src/trace/traceIds.js"
+import { generateChain } from "../../../tools/fake/generate.js"
+import { rawBundle } from "../../support/pipeline/chainUpstream.js"
+
+const chain = generateChain({
+  seed: 7,
+  mcBlocks: 14,
+  txPerBlock: 6,
+  initialShards: 2,
+  maxShards: 6,
+  splitChance: 0.4,
+  mergeChance: 0.4,
+  maxBlocksPerShard: 3,
+  fixtures: true,
+  network: "mainnet",
+  cacheAboveTxs: 0
+})
+
+const state = (hash: string, account: string, k: number): AccountStateRecord => ({
+  hash,
+  account,
+  balance: String(1_000_000 + k),
+  extra_currencies: k % 2 === 0 ? {} : { "7": "100" },
+  account_status: "active",
+  frozen_hash: null,
+  data_hash: null,
+  code_hash: "oM/CxIruFqJx8s/AtzgtgXVs7LEBfQd/qqs7tgL2how="
+})
+
+const decoded: Array<MasterchainBundle> = []
+const raws: Array<RawMasterchainBundle> = []
+for (let s = chain.first; s <= chain.last; s++) {
+  const raw = rawBundle(chain, s)!
+  const plain = assembleBundle(raw, chain.network, pipelineDecode).bundle
+  decoded.push(plain)
+  raws.push(raw)
+}
+// Account states: each bundle describes the state after its first transaction, and the first bundle also describes
+// the states before a few transactions of later bundles, which only history can supply when those are published.
+const later = decoded.slice(3).flatMap((b) => b.transactions.slice(0, 1))
+for (let i = 0; i < raws.length; i++) {
+  const first = decoded[i]!.transactions[0]
+  const own = first === undefined ? [] : [state(first.account_state_hash_after, first.account, i)]
+  const ahead = i === 0 ? later.map((t, k) => state(t.account_state_hash_before, t.account, 100 + k)) : []
+  raws[i] = { ...raws[i]!, account_states: [...own, ...ahead] }
+}
+
+describe("transactions topic records", () => {
+  it("complete to the API's v3 JSON of the chain-wide traced transaction, keyed by account", () => {
+    const bundles = raws.map((raw) => assembleBundle(raw, chain.network, pipelineDecode).bundle)
+    // The consumer's rule over a store that starts with this chain: one pass over every bundle in order.
+    const traced = assignTraceIds(
+      bundles.map((b) => b.transactions),
+      { get: () => undefined },
+      "own-hash"
+    )
+    const history = new PublishHistory()
+    const known = new Map<string, AccountStateRecord>()
+    let crossBundle = 0
+    let fromHistory = 0
+    for (let i = 0; i < raws.length; i++) {
+      const prepared = prepare(assembleBundle(raws[i]!, chain.network, pipelineDecode))
+      const { records, filled } = completeBundle(prepared.mcSeqno, prepared.drafts, prepared.accountStates, history)
+      for (const [h, s] of storedStates(bundles[i]!.account_states)) known.set(h, s)
+      const txs = traced[i]!
+      expect(records.length).toBe(txs.length)
+      const byHash = new Map(records.map((r) => [JSON.parse(r.value.toString("utf8")).hash as string, r]))
+      for (let k = 0; k < txs.length; k++) {
+        const tx = txs[k]!
+        const record = byHash.get(tx.hash)!
+        expect(record.value.toString("utf8")).toBe(goJson(renderV3Transaction(tx, known)))
+        expect(record.key).toBe(tx.account)
+        expect(record.headers).toEqual({ schema_version: "1", mc_seqno: String(tx.mc_block_seqno), block: blockName(tx) })
+        if (i > 0 && prepared.drafts[k]!.unknownStates.some((h) => known.has(h))) fromHistory++
+      }
+      // Published in lt order, so each account's transactions reach its partition in order.
+      const lts = records.map((r) => BigInt(JSON.parse(r.value.toString("utf8")).lt as string))
+      expect(lts.every((lt, k) => k === 0 || lts[k - 1]! <= lt)).toBe(true)
+      crossBundle += filled.filter((t, k) => t !== prepared.drafts.filter((d) => d.trace_id === null)[k]!.hash).length
+      // The bundle record as the consumer will read it: the traced bundle, byte for byte.
+      const filledValue = fillBundleTraceIds(prepared.bundle!.value, filled)
+      const expected = encodeBundle({ ...bundles[i]!, transactions: txs }, 0).value
+      expect(filledValue.equals(expected)).toBe(true)
+    }
+    // The chain must exercise both histories, or the equalities above prove less than they claim.
+    expect(crossBundle).toBeGreaterThan(0)
+    expect(fromHistory).toBeGreaterThan(0)
+  })
+
+  it("refuses to fill a bundle whose null trace ids do not match the resolved count", () => {
+    const value = Buffer.from('{"transactions":[{"trace_id":null},{"trace_id":null}]}')
+    expect(fillBundleTraceIds(value, ["a", "b"]).toString()).toBe('{"transactions":[{"trace_id":"a"},{"trace_id":"b"}]}')
+    expect(() => fillBundleTraceIds(value, ["a"])).toThrow()
+    expect(() => fillBundleTraceIds(value, ["a", "b", "c"])).toThrow()
+  })
+})
