@@ -8,6 +8,7 @@
 import { Address } from "@ton/core"
 import { Cause, Deferred, Duration, Effect, Exit, FiberId, Schedule } from "effect"
 import type { AccountStateRecord, AccountStatus, BlockIdExt, BlockRecord } from "../ton/record.js"
+import { headerFields } from "../ton/record.js"
 import type { BlockHeaderJson, BlockIdExtJson, BlockTransactionJson, V3BlockJson } from "./schemas.js"
 import { int64ToString } from "./schemas.js"
 import { blockKey, compareBlockIds, FULL_SHARD, overlaps, toSigned } from "./shard.js"
@@ -33,23 +34,14 @@ const toBlockIdExt = (j: BlockIdExtJson): BlockIdExt => ({
 export const toBlockRecord = (h: BlockHeaderJson, mcSeqno: number, txCount: number): BlockRecord => ({
   id: toBlockIdExt(h.id),
   mc_block_seqno: mcSeqno,
-  global_id: h.global_id,
-  version: h.version,
-  flags: h.flags,
-  after_merge: h.after_merge,
-  after_split: h.after_split,
-  before_split: h.before_split,
-  want_merge: h.want_merge,
-  want_split: h.want_split,
-  key_block: h.is_key_block,
-  vert_seqno: h.vert_seqno,
-  validator_list_hash_short: h.validator_list_hash_short,
-  gen_catchain_seqno: h.catchain_seqno,
-  min_ref_mc_seqno: h.min_ref_mc_seqno,
-  prev_key_block_seqno: h.prev_key_block_seqno,
-  gen_utime: h.gen_utime,
-  start_lt: int64ToString(h.start_lt),
-  end_lt: int64ToString(h.end_lt),
+  // toncenter names two header fields differently and sends the lts as numbers or strings
+  ...headerFields({
+    ...h,
+    key_block: h.is_key_block,
+    gen_catchain_seqno: h.catchain_seqno,
+    start_lt: int64ToString(h.start_lt),
+    end_lt: int64ToString(h.end_lt)
+  }),
   prev_blocks: h.prev_blocks.map(toBlockIdExt),
   tx_count: txCount
 })
