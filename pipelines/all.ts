@@ -42,7 +42,7 @@ const program = Effect.gen(function* () {
   const run = yield* producerRun
   const metricsPort = yield* settingConfig(settings.metrics.port)
   const workers = run.decodeWorkers ?? 0
-  const decoding = workers > 0 ? `${workers} decode worker threads` : "decoding on the main thread"
+  const decoding = workers > 0 ? `${workers} decode worker thread${workers === 1 ? "" : "s"}` : "decoding on the main thread"
   yield* Console.log(
     [
       `kafka: ${kafka.brokers.join(",")}${kafka.local ? " (local broker)" : ""}`,
