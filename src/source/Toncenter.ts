@@ -16,6 +16,7 @@ import type { BlockRef, ToncenterHttp } from "./ToncenterHttp.js"
 import { makeToncenterHttp } from "./ToncenterHttp.js"
 import type { RawMasterchainBundle, RawTransaction, ToncenterOptions, UpstreamService } from "./types.js"
 import { UpstreamError } from "./types.js"
+import { Lru } from "../trace/Lru.js"
 
 /** More blocks than this between two masterchain blocks means the links are inconsistent, not a busy chain. */
 const MAX_WALK = 20_000
@@ -95,37 +96,12 @@ export const normalizeAccount = (tx: BlockTransactionJson): string | undefined =
 }
 
 /**
- * A small insertion-ordered LRU: a shard block header is needed by the walks of neighbouring masterchain blocks, and a
- * masterchain block's shard tops by its own bundle and by the next one's.
- */
-class Lru<V> {
-  private readonly map = new Map<string, V>()
-  constructor(private readonly capacity: number) {}
-  get(key: string): V | undefined {
-    const v = this.map.get(key)
-    if (v !== undefined) {
-      this.map.delete(key)
-      this.map.set(key, v)
-    }
-    return v
-  }
-  set(key: string, v: V): void {
-    this.map.delete(key)
-    this.map.set(key, v)
-    if (this.map.size > this.capacity) this.map.delete(this.map.keys().next().value as string)
-  }
-  delete(key: string, v: V): void {
-    if (this.map.get(key) === v) this.map.delete(key)
-  }
-}
-
-/**
  * One request per key: callers asking while it is in flight wait for the same answer (bundles are fetched several at
  * a time, and neighbours ask for the same shard tops and headers), later callers get it from the cache. A failure is
  * not kept: the next caller asks again; callers of an interrupted request ask again themselves.
  */
 const sharedBy = <A>(
-  cache: Lru<Deferred.Deferred<A, UpstreamError>>,
+  cache: Lru<string, Deferred.Deferred<A, UpstreamError>>,
   key: string,
   eff: Effect.Effect<A, UpstreamError>
 ): Effect.Effect<A, UpstreamError> =>
@@ -157,9 +133,9 @@ export const makeBundleReader = (
   http: ToncenterHttp,
   opts: { readonly pageSize: number; readonly v3: boolean; readonly v3Blocks?: boolean }
 ) => {
-  const headers = new Lru<Deferred.Deferred<BlockHeaderJson, UpstreamError>>(4096)
-  const shardsCache = new Lru<Deferred.Deferred<ReadonlyArray<BlockIdExt>, UpstreamError>>(64)
-  const v3Blocks = new Lru<Deferred.Deferred<ReadonlyArray<V3BlockJson>, UpstreamError>>(64)
+  const headers = new Lru<string, Deferred.Deferred<BlockHeaderJson, UpstreamError>>(4096)
+  const shardsCache = new Lru<string, Deferred.Deferred<ReadonlyArray<BlockIdExt>, UpstreamError>>(64)
+  const v3Blocks = new Lru<string, Deferred.Deferred<ReadonlyArray<V3BlockJson>, UpstreamError>>(64)
 
   const header = (ref: BlockRef) =>
     sharedBy(headers, `${blockKey(ref)}:${ref.root_hash ?? ""}`, http.blockHeader(ref)).pipe(

@@ -1,6 +1,7 @@
 /**
- * A bounded map with least-recently-used eviction, for the consumer's message-hash -> trace id cache.
- * Invariant: never holds more than `capacity` entries; a miss is only a cache miss (the caller falls back to storage).
+ * A bounded map with least-recently-used eviction: the consumer's message-hash -> trace id cache, and the sources'
+ * memos of shared block requests. Invariant: never holds more than `capacity` entries; a miss is only a cache miss
+ * (the caller falls back to storage or asks again).
  */
 export class Lru<K, V> {
   private readonly entries = new Map<K, V>()
@@ -28,5 +29,10 @@ export class Lru<K, V> {
       if (oldest.done) break
       this.entries.delete(oldest.value)
     }
+  }
+
+  /** Forgets `key`; with `expected`, only while `key` still holds that value (a newer entry is left alone). */
+  delete(key: K, expected?: V): void {
+    if (expected === undefined || this.entries.get(key) === expected) this.entries.delete(key)
   }
 }

@@ -15,6 +15,7 @@ import type { BlockIdExt } from "../../ton/record.js"
 import { blockKey, compareBlockIds, FULL_SHARD, overlaps } from "../shard.js"
 import type { RawMasterchainBundle, RawTransaction, UpstreamService } from "../types.js"
 import { UpstreamError } from "../types.js"
+import { Lru } from "../../trace/Lru.js"
 import { loadLiteserverAddresses } from "./addresses.js"
 import { addressText } from "./LiteConnection.js"
 import { type LitePool, type LitePoolOptions, makeLitePool } from "./Pool.js"
@@ -55,30 +56,8 @@ const sameId = (a: BlockIdExt, b: BlockIdExt) =>
 
 const idText = (id: BlockIdExt) => `${blockKey(id)}:${id.root_hash}`
 
-/** Insertion-ordered LRU. */
-class Lru<V> {
-  private readonly map = new Map<string, V>()
-  constructor(private readonly capacity: number) {}
-  get(key: string): V | undefined {
-    const v = this.map.get(key)
-    if (v !== undefined) {
-      this.map.delete(key)
-      this.map.set(key, v)
-    }
-    return v
-  }
-  set(key: string, v: V): void {
-    this.map.delete(key)
-    this.map.set(key, v)
-    if (this.map.size > this.capacity) this.map.delete(this.map.keys().next().value as string)
-  }
-  delete(key: string): void {
-    this.map.delete(key)
-  }
-}
-
 /** Memoizes an effect per key while it runs and after it succeeds; a failure is forgotten so the next call retries. */
-const memo = <A>(cache: Lru<Effect.Effect<A, UpstreamError>>, key: string, make: Effect.Effect<A, UpstreamError>) =>
+const memo = <A>(cache: Lru<string, Effect.Effect<A, UpstreamError>>, key: string, make: Effect.Effect<A, UpstreamError>) =>
   Effect.suspend(() => {
     const hit = cache.get(key)
     if (hit !== undefined) return hit
@@ -92,8 +71,8 @@ const memo = <A>(cache: Lru<Effect.Effect<A, UpstreamError>>, key: string, make:
 const malformed = (message: string) => new UpstreamError({ reason: "malformed", message })
 
 export const makeLiteserverReader = (pool: LitePool) => {
-  const blocks = new Lru<Effect.Effect<ExtractedBlock, UpstreamError>>(4096)
-  const mcIds = new Lru<BlockIdExt>(1024)
+  const blocks = new Lru<string, Effect.Effect<ExtractedBlock, UpstreamError>>(4096)
+  const mcIds = new Lru<string, BlockIdExt>(1024)
   // the block a validated answer decoded to, handed from the check to the caller without decoding twice
   const extracted = new WeakMap<object, ExtractedBlock>()
   let knownHead = -1
