@@ -6,20 +6,19 @@
  * previous masterchain block already committed; output order depends only on the chain, never on timing.
  */
 import { Address } from "@ton/core"
-import { Cause, Deferred, Duration, Effect, Exit, FiberId, Schedule } from "effect"
+import { Deferred, Duration, Effect, Schedule } from "effect"
 import type { AccountStateRecord, AccountStatus, BlockIdExt, BlockRecord } from "../ton/record.js"
 import { headerFields } from "../ton/record.js"
 import type { BlockHeaderJson, BlockIdExtJson, BlockTransactionJson, V3BlockJson } from "./schemas.js"
 import { int64ToString } from "./schemas.js"
-import { blockKey, compareBlockIds, FULL_SHARD, overlaps, toSigned } from "./shard.js"
+import { blockKey, compareBlockIds, FULL_SHARD, toSigned } from "./shard.js"
 import type { BlockRef, ToncenterHttp } from "./ToncenterHttp.js"
 import { makeToncenterHttp } from "./ToncenterHttp.js"
 import type { RawMasterchainBundle, RawTransaction, ToncenterOptions, UpstreamService } from "./types.js"
 import { UpstreamError } from "./types.js"
 import { Lru } from "../trace/Lru.js"
+import { sharedBy, walkShardBlocks } from "./walk.js"
 
-/** More blocks than this between two masterchain blocks means the links are inconsistent, not a busy chain. */
-const MAX_WALK = 20_000
 const V3_BATCH = 100
 /** Blocks asked per v3 `/blocks` page: a masterchain block commits one or two per shard, so one page. */
 const V3_BLOCKS_PAGE = 256
@@ -94,37 +93,6 @@ export const normalizeAccount = (tx: BlockTransactionJson): string | undefined =
   }
   return undefined
 }
-
-/**
- * One request per key: callers asking while it is in flight wait for the same answer (bundles are fetched several at
- * a time, and neighbours ask for the same shard tops and headers), later callers get it from the cache. A failure is
- * not kept: the next caller asks again; callers of an interrupted request ask again themselves.
- */
-const sharedBy = <A>(
-  cache: Lru<string, Deferred.Deferred<A, UpstreamError>>,
-  key: string,
-  eff: Effect.Effect<A, UpstreamError>
-): Effect.Effect<A, UpstreamError> =>
-  Effect.suspend(() => {
-    const hit = cache.get(key)
-    if (hit !== undefined) {
-      return Deferred.await(hit).pipe(
-        Effect.catchAllCause((cause) =>
-          Cause.isInterruptedOnly(cause) ? sharedBy(cache, key, eff) : Effect.failCause(cause)
-        )
-      )
-    }
-    const d = Deferred.unsafeMake<A, UpstreamError>(FiberId.none)
-    cache.set(key, d)
-    return eff.pipe(
-      Effect.onExit((exit) =>
-        Effect.zipRight(
-          Exit.isSuccess(exit) ? Effect.void : Effect.sync(() => cache.delete(key, d)),
-          Deferred.done(d, exit)
-        )
-      )
-    )
-  })
 
 const statusOf = (s: string | null | undefined): AccountStatus | null =>
   s === "active" || s === "uninit" || s === "frozen" || s === "nonexist" ? s : null
@@ -225,29 +193,14 @@ export const makeBundleReader = (
         [header({ workchain: -1, shard: FULL_SHARD, seqno: mcSeqno }), shardTops(mcSeqno), shardTops(mcSeqno - 1)],
         { concurrency: "unbounded" }
       )
-      // a block at or below a previous top of an overlapping shard was committed by an earlier masterchain block
-      const committedBefore = (id: BlockIdExt) =>
-        prevTops.some((t) => t.workchain === id.workchain && overlaps(t.shard, id.shard) && id.seqno <= t.seqno)
-
-      const found = new Map<string, BlockHeaderJson>()
-      let frontier = tops.filter((t) => !committedBefore(t))
-      while (frontier.length > 0) {
-        const hs = yield* Effect.forEach(frontier, (id) => header(id), { concurrency: "unbounded" })
-        const next = new Map<string, BlockIdExt>()
-        for (const h of hs) {
-          found.set(blockKey(toBlockIdExt(h.id)), h)
-          for (const p of h.prev_blocks.map(toBlockIdExt)) {
-            const k = blockKey(p)
-            if (!committedBefore(p) && !found.has(k)) next.set(k, p)
-          }
-        }
-        if (found.size > MAX_WALK) {
-          const message = `shard walk of ${mcSeqno} exceeds ${MAX_WALK} blocks`
-          return yield* new UpstreamError({ reason: "malformed", message })
-        }
-        frontier = [...next.values()]
-      }
-      const shardHeaders = [...found.values()].sort((a, b) => compareBlockIds(toBlockIdExt(a.id), toBlockIdExt(b.id)))
+      const walked = yield* walkShardBlocks({
+        mcSeqno,
+        tops,
+        prevTops,
+        fetch: header,
+        prevs: (h) => h.prev_blocks.map(toBlockIdExt)
+      })
+      const shardHeaders = walked.map((w) => w.block)
       return yield* assemble(mcSeqno, mcHeader, shardHeaders, tops, () => true)
     }).pipe(Effect.withSpan("upstream.bundle", { attributes: { mcSeqno } }))
 

@@ -8,19 +8,18 @@
  * the file all match the requested id.
  */
 import { createHash } from "node:crypto"
-import { ConfigError, Effect, Either } from "effect"
+import { ConfigError, type Deferred, Effect, Either } from "effect"
 import { Functions } from "ton-lite-client/dist/schema.js"
 import { type ExtractedBlock, extractBlock, toBlockRecord } from "../../ton/block.js"
 import type { BlockIdExt } from "../../ton/record.js"
-import { blockKey, compareBlockIds, FULL_SHARD, overlaps } from "../shard.js"
+import { blockKey, compareBlockIds, FULL_SHARD } from "../shard.js"
 import type { RawMasterchainBundle, RawTransaction, UpstreamService } from "../types.js"
 import { UpstreamError } from "../types.js"
 import { Lru } from "../../trace/Lru.js"
+import { sharedBy, walkShardBlocks } from "../walk.js"
 import { loadLiteserverAddresses } from "./addresses.js"
 import { addressText } from "./LiteConnection.js"
 import { type LitePool, type LitePoolOptions, makeLitePool } from "./Pool.js"
-
-const MAX_WALK = 20_000
 
 interface TlId {
   readonly workchain: number
@@ -56,22 +55,10 @@ const sameId = (a: BlockIdExt, b: BlockIdExt) =>
 
 const idText = (id: BlockIdExt) => `${blockKey(id)}:${id.root_hash}`
 
-/** Memoizes an effect per key while it runs and after it succeeds; a failure is forgotten so the next call retries. */
-const memo = <A>(cache: Lru<string, Effect.Effect<A, UpstreamError>>, key: string, make: Effect.Effect<A, UpstreamError>) =>
-  Effect.suspend(() => {
-    const hit = cache.get(key)
-    if (hit !== undefined) return hit
-    return Effect.flatMap(Effect.cached(make), (shared) => {
-      const guarded = Effect.tapError(shared, () => Effect.sync(() => cache.delete(key)))
-      cache.set(key, guarded)
-      return guarded
-    })
-  })
-
 const malformed = (message: string) => new UpstreamError({ reason: "malformed", message })
 
 export const makeLiteserverReader = (pool: LitePool) => {
-  const blocks = new Lru<string, Effect.Effect<ExtractedBlock, UpstreamError>>(4096)
+  const blocks = new Lru<string, Deferred.Deferred<ExtractedBlock, UpstreamError>>(4096)
   const mcIds = new Lru<string, BlockIdExt>(1024)
   // the block a validated answer decoded to, handed from the check to the caller without decoding twice
   const extracted = new WeakMap<object, ExtractedBlock>()
@@ -79,7 +66,7 @@ export const makeLiteserverReader = (pool: LitePool) => {
 
   /** A whole block, checked against the id it was asked by. */
   const block = (id: BlockIdExt, mcSeqno: number): Effect.Effect<ExtractedBlock, UpstreamError> =>
-    memo(
+    sharedBy(
       blocks,
       idText(id),
       Effect.map(
@@ -178,14 +165,16 @@ export const makeLiteserverReader = (pool: LitePool) => {
       return { id, x }
     })
 
-  const topsOf = (x: ExtractedBlock): ReadonlyArray<BlockIdExt> =>
-    x.header.shards!.map((s) => ({
-      workchain: s.workchain,
-      shard: s.shard,
-      seqno: s.seqno,
-      root_hash: s.root_hash,
-      file_hash: s.file_hash
-    }))
+  /** The five fields of an id (headers' prev links and shard descriptions carry more). */
+  const idOf = (p: BlockIdExt): BlockIdExt => ({
+    workchain: p.workchain,
+    shard: p.shard,
+    seqno: p.seqno,
+    root_hash: p.root_hash,
+    file_hash: p.file_hash
+  })
+
+  const topsOf = (x: ExtractedBlock): ReadonlyArray<BlockIdExt> => x.header.shards!.map(idOf)
 
   const txsOf = (id: BlockIdExt, x: ExtractedBlock): ReadonlyArray<RawTransaction> =>
     x.transactions.map((t) => ({
@@ -202,35 +191,13 @@ export const makeLiteserverReader = (pool: LitePool) => {
       const prevMc = yield* mcBlock(mcSeqno - 1)
       const tops = topsOf(mc.x)
       const prevTops = topsOf(prevMc.x)
-      // a block at or below a previous top of an overlapping shard was committed by an earlier masterchain block
-      const committedBefore = (id: BlockIdExt) =>
-        prevTops.some((t) => t.workchain === id.workchain && overlaps(t.shard, id.shard) && id.seqno <= t.seqno)
-
-      const found = new Map<string, { id: BlockIdExt; x: ExtractedBlock }>()
-      let frontier = tops.filter((t) => !committedBefore(t))
-      while (frontier.length > 0) {
-        const got = yield* Effect.forEach(frontier, (id) => Effect.map(block(id, mcSeqno), (x) => ({ id, x })), {
-          concurrency: "unbounded"
-        })
-        const next = new Map<string, BlockIdExt>()
-        for (const g of got) {
-          found.set(blockKey(g.id), g)
-          for (const p of g.x.header.prev_blocks) {
-            const pid: BlockIdExt = {
-              workchain: p.workchain,
-              shard: p.shard,
-              seqno: p.seqno,
-              root_hash: p.root_hash,
-              file_hash: p.file_hash
-            }
-            const k = blockKey(pid)
-            if (!committedBefore(pid) && !found.has(k)) next.set(k, pid)
-          }
-        }
-        if (found.size > MAX_WALK) return yield* malformed(`shard walk of ${mcSeqno} exceeds ${MAX_WALK} blocks`)
-        frontier = [...next.values()]
-      }
-      const shardBlocks = [...found.values()].sort((a, b) => compareBlockIds(a.id, b.id))
+      const shardBlocks = (yield* walkShardBlocks({
+        mcSeqno,
+        tops,
+        prevTops,
+        fetch: (id) => block(id, mcSeqno),
+        prevs: (x) => x.header.prev_blocks.map(idOf)
+      })).map((w) => ({ id: w.id, x: w.block }))
       return {
         mc_seqno: mcSeqno,
         mc_block: toBlockRecord(mc.x.header, mcSeqno, mc.id.file_hash),
