@@ -2,30 +2,35 @@
 // and several shard blocks per masterchain block (plus the recorded real transactions) goes producer -> Kafka ->
 // consumer -> ClickHouse, and ClickHouse then holds exactly the chain's blocks and transactions, each once. The
 // producer decodes on two worker threads, and one of them dies mid-run: the attempt restarts from the committed tail.
+// It runs twice: over the chain served in-process, and through the liteserver source reading the chain's block files
+// from a local liteserver over ADNL.
 import { Effect, Fiber, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ClickHouse } from "../../src/clickhouse/ClickHouse.js"
 import { runConsumer } from "../../src/consumer/BundleConsumer.js"
 import { chainStats, type ChainData } from "../../tools/fake/ChainData.js"
 import { generateChain } from "../../tools/fake/generate.js"
+import { withBlockFiles } from "../../tools/fake/liteserver/blocks.js"
+import { startFakeLiteserver, type FakeLiteserver } from "../../tools/fake/liteserver/server.js"
 import { KafkaClient } from "../../src/kafka/KafkaClient.js"
 import { Health } from "../../src/ops/Health.js"
 import { Metrics } from "../../src/ops/Metrics.js"
 import { runProducer } from "../../src/producer/Producer.js"
 import { ClickHouseSink } from "../../src/sink/ClickHouseSink.js"
 import { pipelineDecode } from "../../src/producer/assemble.js"
-import { Upstream, type RawMasterchainBundle as Raw } from "../../src/source/Upstream.js"
+import { Upstream, type RawMasterchainBundle as Raw, type UpstreamService } from "../../src/source/Upstream.js"
 import { testClickHouse, testKafka, type TestClickHouse } from "../support/integration.js"
 import { chainUpstream, expectedFrom } from "../support/pipeline/chainUpstream.js"
+import { liteserverLayer, mapUpstream } from "../support/pipeline/sources.js"
 import { readStored, waitForDone } from "../support/pipeline/stored.js"
 
 describe("pipeline: generated chain through Kafka into ClickHouse", () => {
-  let ch: TestClickHouse
+  const chs: Array<TestClickHouse> = []
   let chain: ChainData
+  let lite: FakeLiteserver
   const tk = testKafka("pipeline-ingest")
 
   beforeAll(async () => {
-    ch = await testClickHouse("pipeline_ingest")
     chain = generateChain({
       seed: 11,
       mcBlocks: 24,
@@ -38,50 +43,55 @@ describe("pipeline: generated chain through Kafka into ClickHouse", () => {
       fixtures: true,
       network: "testnet"
     })
+    lite = await startFakeLiteserver({ chain: withBlockFiles(chain) })
   })
-  afterAll(async () => ch?.close())
+  afterAll(async () => {
+    await lite?.stop()
+    for (const ch of chs) await ch.close()
+  })
 
-  it("stores exactly the chain's blocks and transactions, with trace ids", async () => {
-    const stats = chainStats(chain)
+  /** Ingests `served` (the chain as the upstream serves it) through `source` and checks ClickHouse against it. */
+  const ingest = async (name: string, served: ChainData, source: Layer.Layer<Upstream>) => {
+    const ch = await testClickHouse(`pipeline_ingest_${name}`)
+    chs.push(ch)
+    const stats = chainStats(served)
     // The first answer for one block in the middle cannot be encoded at all (a BigInt has no JSON form): the worker
     // handling it dies, which must fail that attempt (not hang it) and leave no gap and no repeat once the next
     // attempt succeeds.
-    const base = chainUpstream(chain)
-    const killer = chain.first + 10
+    const killer = served.first + 10
     let killed = 0
-    const upstream = {
+    const upstream = mapUpstream(source, (base): UpstreamService => ({
       ...base,
       bundle: (seqno: number) =>
         seqno === killer && killed++ === 0
           ? Effect.map(base.bundle(seqno), (raw) => ({ ...raw, code_hashes: { x: 1n } }) as unknown as Raw)
           : base.bundle(seqno)
-    }
+    }))
     const layers = Layer.mergeAll(
       KafkaClient.layerWith({
         brokers: tk.brokers,
-        clientId: "pipeline-ingest",
-        topicPrefix: tk.topic("p"),
-        network: chain.network,
+        clientId: `pipeline-ingest-${name}`,
+        topicPrefix: tk.topic(`p-${name}`),
+        network: served.network,
         maxMessageBytes: tk.maxMessageBytes
       }),
-      Layer.succeed(Upstream, upstream),
       Metrics.layerTest,
       Health.layer
     )
     const sinkLayers = ClickHouseSink.layer.pipe(Layer.provideMerge(ClickHouse.fromConfig(ch.config)))
     const summary = await Effect.runPromise(
       runProducer(
-        { mode: "backfill", from: chain.first, to: chain.last, progressMs: 0, prefetch: 4, decodeWorkers: 2 },
+        { mode: "backfill", from: served.first, to: served.last, progressMs: 0, prefetch: 4, decodeWorkers: 2 },
         pipelineDecode
-      ).pipe(Effect.provide(layers))
+      ).pipe(Effect.provide(upstream), Effect.provide(layers))
     )
-    const expected = expectedFrom(chain)
-    expect(summary).toMatchObject({ first: chain.first, last: chain.last, deadLetters: 0 })
+    const expected = expectedFrom(served)
+    expect(summary).toMatchObject({ first: served.first, last: served.last, deadLetters: 0 })
     expect(summary.transactions).toBe(expected.txHashes.length)
     expect(killed).toBe(2)
 
     const consumer = Effect.runFork(
-      runConsumer({ groupId: tk.topic("group"), batchRows: 500, batchMs: 300, progressMs: 0 }).pipe(
+      runConsumer({ groupId: tk.topic(`group-${name}`), batchRows: 500, batchMs: 300, progressMs: 0 }).pipe(
         Effect.provide(sinkLayers),
         Effect.provide(layers)
       )
@@ -99,12 +109,30 @@ describe("pipeline: generated chain through Kafka into ClickHouse", () => {
     expect(stats.splitChildren).toBeGreaterThan(0)
     expect(stats.merges).toBeGreaterThan(0)
     expect(stats.blocks).toBeGreaterThan(stats.mcBlocks * 2)
-    const real = [...chain.masterchain.values()]
-      .filter((mc) => mc.seqno >= chain.first)
+    const real = [...served.masterchain.values()]
+      .filter((mc) => mc.seqno >= served.first)
       .flatMap((mc) => [mc.block, ...mc.shardBlocks])
       .flatMap((b) => b.txs.filter((t) => t.origin !== "generated").map((t) => t.hash))
     expect(real.length).toBeGreaterThan(1000)
     const storedSet = new Set(stored.txHashes)
     expect(real.filter((h) => !storedSet.has(h))).toEqual([])
+  }
+
+  it("stores exactly the chain's blocks and transactions, with trace ids (upstream in-process)", async () => {
+    await ingest("inproc", chain, Layer.succeed(Upstream, chainUpstream(chain)))
   })
+
+  it(
+    "stores exactly the chain's blocks and transactions, with trace ids (liteserver source)",
+    { timeout: 180_000 },
+    async () => {
+      lite.clearRequests()
+      await ingest("lite", lite.chain, liteserverLayer([lite]))
+      // the blocks really came over the lite API: every block of the range was asked for with getBlock
+      const asked = new Set(
+        lite.requests.filter((r) => r.method === "getBlock" && r.result === "ok").map((r) => r.block)
+      )
+      expect(expectedFrom(lite.chain).blocks.filter((b) => !asked.has(b.split(":").slice(0, 3).join(":")))).toEqual([])
+    }
+  )
 })
