@@ -1,7 +1,8 @@
 // Crash safety on the real broker and ClickHouse engine: the producer and the consumer run as separate processes and
 // are killed with SIGKILL at random points, and the broker is restarted, while a chain is ingested. ClickHouse must
 // end up identical to an uninterrupted run of the same chain (every block, transaction, message row and trace id,
-// nothing lost, nothing duplicated), and both must equal the chain itself.
+// nothing lost, nothing duplicated), and both must equal the chain itself. The liteserver source takes one kill
+// schedule (a producer kill while it reads the chain's block files from a local liteserver, and a consumer kill).
 import { spawn, type ChildProcess } from "node:child_process"
 import { createWriteStream, mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -12,6 +13,8 @@ import { makeClickHouseClient } from "../../src/clickhouse/ClickHouse.js"
 import { messageMcSeqno } from "../../src/kafka/codec.js"
 import { topicNames } from "../../src/kafka/topics.js"
 import { generateChain } from "../../tools/fake/generate.js"
+import { withBlockFiles } from "../../tools/fake/liteserver/blocks.js"
+import { startFakeLiteserver, type FakeLiteserver } from "../../tools/fake/liteserver/server.js"
 import { startLocalKafka, type LocalKafka } from "../../src/infra/kafkaBroker.js"
 import { freePortPair, repoRoot } from "../support/infra.js"
 import { chaosChainOptions } from "../support/pipeline/chaosChain.js"
@@ -88,13 +91,14 @@ interface Run {
   readonly group: string
 }
 
-const startProducer = (r: Run) =>
+const startProducer = (r: Run, liteserver?: FakeLiteserver) =>
   start("producer", "test/support/pipeline/producerChild.ts", {
     KAFKA_BROKERS: r.brokers,
     KAFKA_TOPIC_PREFIX: r.prefix,
     CHAIN_SEED: String(SEED),
     CHAIN_MC: String(MC_BLOCKS),
-    DELAY_MS: "300"
+    DELAY_MS: "300",
+    LITESERVER_CONFIG: liteserver?.config ?? ""
   })
 
 let lastPort = 0
@@ -117,7 +121,12 @@ const startConsumerOn = (r: Run, metricsPort: number) =>
   })
 
 /** Waits for the consumer's stored seqno; a consumer that exited on its own is restarted, as a supervisor would. */
-const waitConsumerAt = async (get: () => { child: Child; port: number }, restart: () => Promise<void>, seqno: number, ms: number) => {
+const waitConsumerAt = async (
+  get: () => { child: Child; port: number },
+  restart: () => Promise<void>,
+  seqno: number,
+  ms: number
+) => {
   const deadline = Date.now() + ms
   while (Date.now() < deadline) {
     if (!get().child.isRunning()) await restart()
@@ -130,7 +139,11 @@ const waitConsumerAt = async (get: () => { child: Child; port: number }, restart
 /** mc seqnos of the bundle topic in log order, as a read_committed subscriber sees them. */
 const topicSeqnos = async (brokers: string, prefix: string, expected: number): Promise<Array<number>> => {
   const kafka = new Kafka({ clientId: "chaos-reader", brokers: brokers.split(","), logLevel: logLevel.NOTHING })
-  const consumer = kafka.consumer({ groupId: `${prefix}-reader`, readUncommitted: false, maxBytesPerPartition: 64 << 20 })
+  const consumer = kafka.consumer({
+    groupId: `${prefix}-reader`,
+    readUncommitted: false,
+    maxBytesPerPartition: 64 << 20
+  })
   const seen: Array<number> = []
   await consumer.connect()
   await consumer.subscribe({ topic: topicNames(prefix, chain.network).blocks, fromBeginning: true })
@@ -170,19 +183,35 @@ describe("pipeline: kills and a broker restart change nothing", () => {
   }, 180_000)
   afterAll(async () => kafka?.stop())
 
-  it("an interrupted run stores exactly what an uninterrupted one stores", { timeout: 600_000 }, async () => {
-    const clean: Run = { brokers, prefix: "clean", database: "clean", group: "clean-sink" }
-    const chaos: Run = { brokers, prefix: "chaos", database: "chaos", group: "chaos-sink" }
+  // The uninterrupted reference run, once for both tests.
+  let referenceRun: Promise<Stored> | undefined
+  const reference = () =>
+    (referenceRun ??= (async () => {
+      const clean: Run = { brokers, prefix: "clean", database: "clean", group: "clean-sink" }
+      const c0 = { child: startConsumer(clean, await freePortPair()), port: lastPort }
+      const p0 = startProducer(clean)
+      expect(await p0.exited).toBe(0)
+      await waitConsumerAt(
+        () => c0,
+        async () => {
+          c0.child = startConsumer(clean, (c0.port = await freePortPair()))
+        },
+        chain.last,
+        120_000
+      )
+      c0.child.proc.kill("SIGTERM")
+      await c0.child.exited
+      const stored = await readDatabase("clean")
+      const expected = expectedFrom(chain)
+      expect(stored.done).toEqual(expected.mcSeqnos.map(String))
+      expect(stored.blocks).toEqual(expected.blocks)
+      expect(stored.txHashes).toEqual(expected.txHashes)
+      return stored
+    })())
 
-    // Uninterrupted reference run.
-    const c0 = { child: startConsumer(clean, await freePortPair()), port: lastPort }
-    const p0 = startProducer(clean)
-    expect(await p0.exited).toBe(0)
-    await waitConsumerAt(() => c0, async () => {
-      c0.child = startConsumer(clean, (c0.port = await freePortPair()))
-    }, chain.last, 120_000)
-    c0.child.proc.kill("SIGTERM")
-    await c0.child.exited
+  it("an interrupted run stores exactly what an uninterrupted one stores", { timeout: 600_000 }, async () => {
+    const chaos: Run = { brokers, prefix: "chaos", database: "chaos", group: "chaos-sink" }
+    await reference()
 
     // The same chain with SIGKILLs at random points of progress and a broker restart in the middle.
     const steps: Array<string> = []
@@ -235,16 +264,69 @@ describe("pipeline: kills and a broker restart change nothing", () => {
     const range = expectedFrom(chain).mcSeqnos
     expect(await topicSeqnos(brokers, chaos.prefix, range.length)).toEqual(range)
 
-    const reference = await readDatabase("clean")
+    const clean = await reference()
     const interrupted = await readDatabase("chaos")
-    const expected = expectedFrom(chain)
-    expect(reference.done).toEqual(expected.mcSeqnos.map(String))
-    expect(reference.blocks).toEqual(expected.blocks)
-    expect(reference.txHashes).toEqual(expected.txHashes)
-    expect(interrupted.done).toEqual(reference.done)
-    expect(interrupted.blocks).toEqual(reference.blocks)
-    expect(interrupted.txHashes).toEqual(reference.txHashes)
-    expect(interrupted.txs).toEqual(reference.txs)
-    expect(interrupted.messages).toEqual(reference.messages)
+    expect(interrupted.done).toEqual(clean.done)
+    expect(interrupted.blocks).toEqual(clean.blocks)
+    expect(interrupted.txHashes).toEqual(clean.txHashes)
+    expect(interrupted.txs).toEqual(clean.txs)
+    expect(interrupted.messages).toEqual(clean.messages)
   })
+
+  it(
+    "the liteserver source: a killed producer and a killed consumer change nothing",
+    { timeout: 600_000 },
+    async () => {
+      const clean = await reference()
+      // The same chain as block files (new block ids, the same transactions), answered with some latency so that a
+      // kill lands mid-stream.
+      const files = withBlockFiles(chain)
+      const liteserver = await startFakeLiteserver({ chain: files, latencyMs: 40 })
+      try {
+        const run: Run = { brokers, prefix: "chaos-lite", database: "chaos_lite", group: "chaos-lite-sink" }
+        const steps: Array<string> = []
+        const c = { child: startConsumer(run, await freePortPair()), port: lastPort }
+        const restartConsumer = async () => {
+          if (c.child.isRunning()) await kill(c.child)
+          else steps.push("consumer exited by itself")
+          c.child = startConsumer(run, await freePortPair())
+          c.port = lastPort
+        }
+        const chainBlocks = expectedFrom(files.chain).blocks.length
+        let producer = startProducer(run, liteserver)
+        const producerSchedule = (async () => {
+          // killed mid-stream: once the liteserver has served some of the chain's blocks
+          const servedBlocks = () => liteserver.requests.filter((r) => r.method === "getBlock").length
+          const killAt = between(30, 80)
+          while (servedBlocks() < killAt && producer.isRunning()) await sleep(20)
+          await kill(producer)
+          steps.push(`killed producer after ${servedBlocks()} getBlock queries (${chainBlocks} blocks in the chain)`)
+          producer = startProducer(run, liteserver)
+        })()
+        const consumerSchedule = (async () => {
+          await waitConsumerAt(() => c, restartConsumer, chain.first + between(2, 12), 180_000)
+          steps.push(`kill consumer at mc ${await consumerSeqno(c.port)}`)
+          await restartConsumer()
+        })()
+        await Promise.all([producerSchedule, consumerSchedule])
+        expect(await producer.exited).toBe(0)
+        await waitConsumerAt(() => c, restartConsumer, chain.last, 180_000)
+        c.child.proc.kill("SIGTERM")
+        await c.child.exited
+        console.log(`chaos steps (liteserver): ${steps.join("; ")}`)
+
+        const range = expectedFrom(files.chain).mcSeqnos
+        expect(await topicSeqnos(brokers, run.prefix, range.length)).toEqual(range)
+        const interrupted = await readDatabase(run.database)
+        // the blocks are the block files' (their ids differ from the in-process chain's); everything else is the same
+        expect(interrupted.blocks).toEqual(expectedFrom(files.chain).blocks)
+        expect(interrupted.done).toEqual(clean.done)
+        expect(interrupted.txHashes).toEqual(clean.txHashes)
+        expect(interrupted.txs).toEqual(clean.txs)
+        expect(interrupted.messages).toEqual(clean.messages)
+      } finally {
+        await liteserver.stop()
+      }
+    }
+  )
 })
