@@ -1,13 +1,17 @@
-// Pace benchmark of the follow mode against toncenter: a fake toncenter reveals a generated chain (a fixed number of
-// basechain shards, each committing about one block per masterchain block, as mainnet does) on a fixed clock and
-// enforces toncenter's per-key rate limit; the main job (pipelines/all.ts: producer in follow mode, Kafka, consumer,
-// embedded ClickHouse, API) runs as a child process with that rate. Prints the sustained masterchain blocks per
-// second, toncenter requests per masterchain block by method (and how many were refused with 429), and the latency
-// from a block appearing upstream to the first 200 answer of /api/v3/masterchainBlockShardState for it (median, p99);
-// and the source alone: when the fake answered the last request for each block (its pace and latency), which tells a
-// rate-bound source from a pipeline that cannot keep up on a loaded machine.
-// Usage: npx tsx bench/follow.ts [--blocks 60] [--interval-ms 400] [--shards 4] [--rps 10] [--tx-per-block 4]
-//   [--batch-ms 1000] [--grace-s 240] [--v3-blocks] [--repo <checkout whose exporter runs; default this one>]
+// Pace benchmark of the follow mode, through the whole pipeline, for either source: a fake upstream reveals a
+// generated chain (a fixed number of basechain shards, each committing about one block per masterchain block, as
+// mainnet does) on a fixed clock: the fake toncenter, enforcing toncenter's per-key rate limit, or a local liteserver
+// serving the chain as block files over ADNL (the source's own LITESERVER_RPS limits it). The main job
+// (pipelines/all.ts: producer in follow mode, Kafka, consumer, embedded ClickHouse, API) runs as a child process with
+// that rate. Prints the sustained masterchain blocks per second, upstream requests per masterchain block by method
+// (and how many toncenter refused with 429), and the latency from a block appearing upstream to the first 200 answer
+// of /api/v3/masterchainBlockShardState for it (median, p99); and the source alone: when the fake received the last
+// request for each block (its pace and latency), which tells a rate-bound source from a pipeline that cannot keep up
+// on a loaded machine.
+// Usage: npx tsx bench/follow.ts [--source toncenter|liteserver] [--blocks 60] [--interval-ms 400] [--shards 4]
+//   [--rps 10] [--tx-per-block 4] [--batch-ms 1000] [--grace-s 240] [--v3-blocks]
+//   [--repo <checkout whose exporter runs; default this one>]
+// --rps is TONCENTER_RPS for toncenter and LITESERVER_RPS for the liteserver (0: unlimited).
 // --v3-blocks reads block headers from the fake's v3 /blocks (TONCENTER_V3_BLOCKS_URL) instead of getBlockHeader.
 // Numbers are printed, never asserted.
 import { spawn } from "node:child_process"
@@ -17,11 +21,15 @@ import { join, resolve } from "node:path"
 import { parseArgs } from "node:util"
 import { generateChain } from "../tools/fake/generate.js"
 import { startFakeToncenter } from "../tools/fake/server.js"
+import { withBlockFiles } from "../tools/fake/liteserver/blocks.js"
+import { startFakeLiteserver } from "../tools/fake/liteserver/server.js"
+import type { ChainData } from "../tools/fake/ChainData.js"
 import { repoRoot, startLocalKafka } from "../src/infra/kafkaBroker.js"
 import { freePortPair } from "../tools/ports.js"
 
 const { values: args } = parseArgs({
   options: {
+    source: { type: "string", default: "toncenter" },
     blocks: { type: "string", default: "60" },
     "interval-ms": { type: "string", default: "400" },
     shards: { type: "string", default: "4" },
@@ -39,6 +47,8 @@ const shards = Number(args.shards)
 const rps = Number(args.rps)
 const repo = resolve(args.repo!)
 if (![1, 2, 4, 8, 16].includes(shards)) throw new Error("--shards must be 1, 2, 4, 8 or 16")
+const source = args.source!
+if (source !== "toncenter" && source !== "liteserver") throw new Error("--source must be toncenter or liteserver")
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const now = () => performance.timeOrigin + performance.now()
 
@@ -55,6 +65,99 @@ const served = async (port: number, seqno: number): Promise<boolean> => {
 const quantile = (xs: ReadonlyArray<number>, q: number): number => {
   const s = [...xs].sort((a, b) => a - b)
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))]!
+}
+
+/** One request the fake received, counted for the masterchain block it serves (undefined: not attributable). */
+interface Received {
+  readonly at: number
+  readonly method: string
+  readonly mc: number | undefined
+  /** A head poll (counted for the first measured block). */
+  readonly poll: boolean
+  readonly ok: boolean
+  readonly refused: boolean
+}
+
+/** The fake upstream the job reads, whichever source it is. */
+interface Fake {
+  /** The job's settings that point it at this fake. */
+  readonly env: Record<string, string>
+  readonly label: string
+  readonly head: () => number
+  readonly advance: () => void
+  readonly revealedAt: (mcSeqno: number) => number | undefined
+  /** Requests since the last clear; head polls are counted for `pollsAt`. */
+  readonly received: (pollsAt: number) => ReadonlyArray<Received>
+  readonly clearRequests: () => void
+  readonly stop: () => Promise<void>
+}
+
+const toncenterFake = async (chain: ChainData, warm: number): Promise<Fake> => {
+  const fake = await startFakeToncenter({ chain, reveal: { initial: warm }, rateLimit: { rps }, prerender: true })
+  const mcOf = (r: (typeof fake.requests)[number], pollsAt: number): number | undefined => {
+    const q = r.query
+    if (r.endpoint === "getMasterchainInfo") return pollsAt
+    if (r.endpoint === "shards") return Number(q["seqno"])
+    if (r.endpoint === "v3/blocks") return Number(q["mc_seqno"])
+    if (q["workchain"] === undefined || q["seqno"] === undefined) return undefined
+    const shard = BigInt.asIntN(64, BigInt(q["shard"] ?? "0")).toString()
+    return chain.blocks.get(`${q["workchain"]}:${shard}:${q["seqno"]}`)?.record.mc_block_seqno
+  }
+  return {
+    env: {
+      TONCENTER_URL: fake.url,
+      TONCENTER_API_KEY: "bench-key",
+      TONCENTER_RPS: String(rps),
+      ...(args["v3-blocks"] ? { TONCENTER_V3_BLOCKS_URL: fake.url } : {})
+    },
+    label: `toncenter, TONCENTER_RPS=${rps}${args["v3-blocks"] ? ", headers from v3 /blocks" : ""}`,
+    head: fake.head,
+    advance: () => void fake.advance(1),
+    revealedAt: fake.revealedAt,
+    received: (pollsAt) =>
+      fake.requests.map((r) => ({
+        at: r.at,
+        method: r.endpoint,
+        mc: mcOf(r, pollsAt),
+        poll: r.endpoint === "getMasterchainInfo",
+        ok: r.status === 200,
+        refused: r.status === 429
+      })),
+    clearRequests: fake.clearRequests,
+    stop: fake.stop
+  }
+}
+
+const liteserverFake = async (chain: ChainData, warm: number): Promise<Fake> => {
+  const files = withBlockFiles(chain)
+  const fake = await startFakeLiteserver({ chain: files, reveal: { initial: warm } })
+  const revealed = new Map<number, number>()
+  return {
+    env: { LITESERVER_CONFIG: fake.config, LITESERVER_RPS: String(rps) },
+    label: `liteserver, LITESERVER_RPS=${rps === 0 ? "0 (unlimited)" : rps}`,
+    head: fake.head,
+    advance: () => {
+      const before = fake.head()
+      if (fake.advance(1) > before) revealed.set(fake.head(), now())
+    },
+    revealedAt: (s) => revealed.get(s),
+    received: (pollsAt) =>
+      fake.requests.map((r) => ({
+        at: performance.timeOrigin + r.at,
+        method: r.method,
+        mc:
+          r.method === "getMasterchainInfo" || r.method === "getMasterchainInfoExt"
+            ? pollsAt
+            : r.block === undefined
+              ? undefined
+              : files.chain.blocks.get(r.block)?.record.mc_block_seqno,
+        poll: r.method === "getMasterchainInfo" || r.method === "getMasterchainInfoExt",
+        ok: r.result === "ok",
+        refused: false
+      })),
+    clearRequests: fake.clearRequests,
+    stop: fake.stop
+  }
 }
 
 const main = async () => {
@@ -74,8 +177,7 @@ const main = async () => {
     cacheAboveTxs: 0
   })
   const kafka = await startLocalKafka({ port: await freePortPair(), dataDir: join(scratch, "kafka") })
-  const apiKey = "bench-key"
-  const fake = await startFakeToncenter({ chain, reveal: { initial: warm }, rateLimit: { rps }, prerender: true })
+  const fake = source === "liteserver" ? await liteserverFake(chain, warm) : await toncenterFake(chain, warm)
   const [apiPort, metricsPort] = [await freePortPair(), await freePortPair()]
   const job = spawn(process.execPath, ["--import", "tsx", "pipelines/all.ts"], {
     cwd: repo,
@@ -83,10 +185,7 @@ const main = async () => {
       ...process.env,
       KAFKA_BROKERS: kafka.brokers.join(","),
       KAFKA_TOPIC_PREFIX: "follow",
-      TONCENTER_URL: fake.url,
-      TONCENTER_API_KEY: apiKey,
-      TONCENTER_RPS: String(rps),
-      ...(args["v3-blocks"] ? { TONCENTER_V3_BLOCKS_URL: fake.url } : {}),
+      ...fake.env,
       PRODUCER_MODE: "follow",
       CLICKHOUSE_DATA_DIR: join(scratch, "chdb"),
       CONSUMER_BATCH_MS: args["batch-ms"]!,
@@ -107,7 +206,7 @@ const main = async () => {
     const last = first + blocks - 1
     fake.clearRequests()
     const clock = setInterval(() => {
-      if (fake.head() < last) fake.advance(1)
+      if (fake.head() < last) fake.advance()
       else clearInterval(clock)
     }, intervalMs)
     const servedAt = new Map<number, number>()
@@ -129,37 +228,30 @@ const main = async () => {
     const latencies = [...servedAt].map(([s, t]) => t - fake.revealedAt(s)!)
     // each request is counted for the masterchain block it serves, so blocks still in flight at the end (fetched but
     // not yet served) do not inflate the figure; the head polls are all counted
-    const mcOf = (r: (typeof fake.requests)[number]): number | undefined => {
-      const q = r.query
-      if (r.endpoint === "getMasterchainInfo") return first
-      if (r.endpoint === "shards") return Number(q["seqno"])
-      if (r.endpoint === "v3/blocks") return Number(q["mc_seqno"])
-      if (q["workchain"] === undefined || q["seqno"] === undefined) return undefined
-      const shard = BigInt.asIntN(64, BigInt(q["shard"] ?? "0")).toString()
-      return chain.blocks.get(`${q["workchain"]}:${shard}:${q["seqno"]}`)?.record.mc_block_seqno
-    }
     const counts: Record<string, { all: number; rateLimited: number }> = {}
     // when the source had all of a block: its last answered request (the producer then decodes and publishes it)
     const fetchedAt = new Map<number, number>()
-    for (const r of fake.requests) {
-      const mc = mcOf(r)
+    for (const r of fake.received(first)) {
+      const mc = r.mc
       if (mc === undefined || mc < first || mc > lastServed) continue
-      if (r.endpoint !== "getMasterchainInfo" && r.status === 200) fetchedAt.set(mc, Math.max(fetchedAt.get(mc) ?? 0, r.at))
-      const c = (counts[r.endpoint] ??= { all: 0, rateLimited: 0 })
+      if (!r.poll && r.ok) fetchedAt.set(mc, Math.max(fetchedAt.get(mc) ?? 0, r.at))
+      const c = (counts[r.method] ??= { all: 0, rateLimited: 0 })
       c.all += 1
-      if (r.status === 429) c.rateLimited += 1
+      if (r.refused) c.rateLimited += 1
     }
     const total = Object.values(counts).reduce((a, c) => a + c.all, 0)
     const refused = Object.values(counts).reduce((a, c) => a + c.rateLimited, 0)
-    const shardBlocks = [...Array(n).keys()].reduce((a, i) => a + chain.masterchain.get(first + i)!.shardBlocks.length, 0)
+    const shardBlocks = [...Array(n).keys()].reduce(
+      (a, i) => a + chain.masterchain.get(first + i)!.shardBlocks.length,
+      0
+    )
     const perMethod = Object.entries(counts)
       .sort((a, b) => b[1].all - a[1].all)
       .map(([m, c]) => `${m} ${(c.all / n).toFixed(2)}${c.rateLimited > 0 ? ` (${c.rateLimited} refused)` : ""}`)
       .join(", ")
     const out = process.stdout
     out.write(`chain: ${shards} shards, ${(shardBlocks / n).toFixed(2)} new shard blocks per mc block, `)
-    out.write(`one mc block every ${intervalMs} ms; TONCENTER_RPS=${rps}`)
-    out.write(`${args["v3-blocks"] ? ", headers from v3 /blocks" : ""}; exporter from ${repo}\n`)
+    out.write(`one mc block every ${intervalMs} ms; ${fake.label}; exporter from ${repo}\n`)
     out.write(
       `served ${n}/${blocks} mc blocks; sustained ${(n / elapsed).toFixed(2)} mc blocks/s ` +
         `(revealed ${(1000 / intervalMs).toFixed(2)}/s)\n`
