@@ -2,7 +2,10 @@
 // --shards basechain shards; in follow mode it reveals one masterchain block every --interval-ms and the source polls
 // the head and fetches each new bundle; in backfill mode every block is visible and bundles are fetched in order.
 // Prints sustained masterchain blocks per second and lite API requests per masterchain block (head polls apart).
-// Usage: npx tsx bench/liteserver.ts [--blocks 60] [--interval-ms 400] [--shards 8] [--tx 16] [--rps 0]
+// Bundles are fetched up to --prefetch at a time (8 as the producer does by default; 1: one by one).
+// --latency-ms delays every answer (a liteserver across the network rather than on loopback).
+// Usage: npx tsx bench/liteserver.ts [--blocks 60] [--interval-ms 400] [--shards 8] [--tx 16] [--rps 0] [--prefetch 8]
+//   [--latency-ms 0]
 // Numbers are printed, never asserted.
 import { parseArgs } from "node:util"
 import { Effect, Exit, Scope } from "effect"
@@ -19,12 +22,15 @@ const { values: args } = parseArgs({
     "interval-ms": { type: "string", default: "400" },
     shards: { type: "string", default: "8" },
     tx: { type: "string", default: "16" },
-    rps: { type: "string", default: "0" }
+    rps: { type: "string", default: "0" },
+    prefetch: { type: "string", default: "8" },
+    "latency-ms": { type: "string", default: "0" }
   }
 })
 const blocks = Number(args.blocks)
 const interval = Number(args["interval-ms"])
 const shards = Number(args.shards) as 1 | 2 | 4 | 8 | 16
+const prefetch = Number(args.prefetch)
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 const main = async () => {
@@ -49,7 +55,11 @@ const main = async () => {
   )
 
   for (const mode of ["backfill", "follow"] as const) {
-    const ls = await startFakeLiteserver({ chain: lite, reveal: mode === "follow" ? { initial: 1 } : undefined })
+    const ls = await startFakeLiteserver({
+      chain: lite,
+      reveal: mode === "follow" ? { initial: 1 } : undefined,
+      latencyMs: Number(args["latency-ms"])
+    })
     const scope = await Effect.runPromise(Scope.make())
     const up = await Effect.runPromise(
       Scope.extend(makeLiteserverUpstream({ servers: parseDirect(ls.config)!, rps: Number(args.rps) }), scope)
@@ -75,7 +85,11 @@ const main = async () => {
         await sleep(20)
         continue
       }
-      for (; next <= head; next++) txs += (await Effect.runPromise(up.bundle(next))).transactions.length
+      // as the producer does: up to --prefetch bundles in flight, taken in masterchain order
+      const range = Array.from({ length: head - next + 1 }, (_, i) => next + i)
+      const got = await Effect.runPromise(Effect.forEach(range, up.bundle, { concurrency: prefetch }))
+      txs += got.reduce((n, b) => n + b.transactions.length, 0)
+      next = head + 1
     }
     const seconds = (performance.now() - started) / 1000
     if (timer) clearInterval(timer)
@@ -87,7 +101,7 @@ const main = async () => {
       `${mode}: ${n} masterchain blocks in ${seconds.toFixed(2)} s = ${(n / seconds).toFixed(2)} mc blocks/s ` +
         `(${(txs / seconds).toFixed(0)} tx/s); ${(other / n).toFixed(2)} requests per mc block ` +
         `(getBlock ${(byMethod("getBlock") / n).toFixed(2)}, lookupBlock ${(byMethod("lookupBlock") / n).toFixed(2)}), ` +
-        `head polls ${polls}` +
+        `head polls ${polls}, prefetch ${prefetch}, latency ${args["latency-ms"]} ms` +
         (mode === "follow"
           ? `; the chain revealed one block per ${interval} ms = ${(1000 / interval).toFixed(2)}/s`
           : "") +
