@@ -200,6 +200,7 @@ const main = async () => {
     const t0 = now()
     while (!(await served(apiPort, fake.head()))) {
       if (now() - t0 > 600_000) throw new Error("the job did not serve the first block within 600 s")
+      if (job.exitCode !== null) throw new Error(`the job exited (code ${job.exitCode}) before serving the first block`)
       await sleep(50)
     }
     const first = fake.head() + 1
@@ -271,8 +272,10 @@ const main = async () => {
         `max ${Math.max(...latencies).toFixed(0)} ms\n`
     )
   } finally {
-    job.kill("SIGTERM")
-    await new Promise((r) => job.once("exit", r))
+    if (job.exitCode === null) {
+      job.kill("SIGTERM")
+      await new Promise((r) => job.once("exit", r))
+    }
     await fake.stop()
     await kafka.stop()
     rmSync(scratch, { recursive: true, force: true })
