@@ -16,7 +16,7 @@ import type {
   TransactionRecord,
   TxDescription
 } from "./record.js"
-import { type DecodedBody, decodeBodyBoc, opcodeName } from "./bodies/decode.js"
+import { type DecodedBody, decodeMessageBody, opcodeName } from "./bodies/decode.js"
 import { interfacesOf } from "./bodies/interfaces.js"
 import { goString, loadSnakeLenient } from "./text.js"
 
@@ -143,7 +143,7 @@ export const renderV3Message = (m: MessageRecord, shape: V3Shape = "current"): V
     opcode: opcodeHex(m.opcode),
     ...(current ? { decoded_opcode: opcodeName(m.opcode) } : {})
   }
-  const decoded = current ? decodeBodyBoc(m.body.boc) : decodedComment(m)
+  const decoded = current ? decodeMessageBody(m.body.hash, m.body.boc) : decodedComment(m)
   const base: V3Message = {
     ...head,
     ihr_disabled: m.ihr_disabled,

@@ -7,6 +7,7 @@
  * {"@type":"text_comment","comment":...,"type":"text_comment"}; an empty body is {"@type":"empty_cell"}.
  */
 import { Cell, type Slice } from "@ton/core"
+import { Lru } from "../../trace/Lru.js"
 import { type Cons, Interpreter, NO_PARSE, Scheme, SchemeError, type TlbJson } from "./interpret.js"
 import { BODY_SCHEME } from "./schemes.tlb.js"
 
@@ -166,4 +167,17 @@ export const decodeBody = (body: Cell): DecodedBody | null => {
 export const decodeBodyBoc = (boc: string): DecodedBody | null => {
   const cell = parseNested(boc)
   return cell === null ? null : decodeBody(cell)
+}
+
+// A body is decoded where its row is made and again where its transaction is rendered (pages, topic): remember the
+// last few thousand by cell hash. Values are shared: callers never mutate them.
+const memo = new Lru<string, { readonly value: DecodedBody | null }>(4096)
+
+/** decodeBodyBoc for a body whose cell hash is known, remembered by that hash. */
+export const decodeMessageBody = (hash: string, boc: string): DecodedBody | null => {
+  const hit = memo.get(hash)
+  if (hit !== undefined) return hit.value
+  const value = decodeBodyBoc(boc)
+  memo.set(hash, { value })
+  return value
 }
