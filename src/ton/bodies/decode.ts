@@ -8,10 +8,11 @@
  */
 import { Cell, type Slice } from "@ton/core"
 import { Lru } from "../../trace/Lru.js"
-import { type Cons, Interpreter, NO_PARSE, Scheme, SchemeError, type TlbJson } from "./interpret.js"
+import { CellValue, type Cons, Interpreter, markerBoc, NO_PARSE, Scheme, SchemeError, type TlbJson } from "./interpret.js"
 import { BODY_SCHEME } from "./schemes.tlb.js"
 
-export type DecodedBody = TlbJson
+/** Decoded JSON: strings and objects only (every cell already printed or decoded). */
+export type DecodedBody = string | { readonly [key: string]: DecodedBody }
 
 const scheme = new Scheme(BODY_SCHEME)
 const interpreter = new Interpreter(scheme)
@@ -101,12 +102,15 @@ const special = (cell: Cell, name: string | null): TlbJson | null | undefined =>
     return attempt(() => interpreter.typed("HighloadV3InternalRequest", [n], new Map(), cell.beginParse(true)))
   }
   if (name === null) {
+    // Each layout must be read to the last bit, so its exact size rules most bodies out before any parsing:
+    // highload v3 is a signature and one ref; v3 and v1/v2 are fixed fields plus a mode byte per message ref.
     const refs = cell.refs.length
+    const bits = cell.bits.length
     return (
-      fullyRead(cell, "HighloadV3MsgBody", []) ??
-      fullyRead(cell, "W4MsgBody", [refs]) ??
-      fullyRead(cell, "W3MsgBody", [refs]) ??
-      fullyRead(cell, "W1W2MsgBody", [refs])
+      (bits === 512 && refs === 1 ? fullyRead(cell, "HighloadV3MsgBody", []) : null) ??
+      (bits >= 512 + 96 + 8 ? fullyRead(cell, "W4MsgBody", [refs]) : null) ??
+      (bits === 512 + 96 + 8 * refs ? fullyRead(cell, "W3MsgBody", [refs]) : null) ??
+      (bits === 512 + 64 + 8 * refs ? fullyRead(cell, "W1W2MsgBody", [refs]) : null)
     )
   }
   return undefined
@@ -138,16 +142,32 @@ const parseNested = (b64: string): Cell | null => {
   }
 }
 
-/** Every string that is a BOC and decodes is replaced by its decoding, recursively (replace_boc_cells_recursive). */
-const expand = (v: TlbJson, depth: number): TlbJson => {
-  if (depth > MAX_DEPTH) return v
+/** Cells printed as their BOCs, nothing decoded: what is left below the depth limit. */
+const printed = (v: TlbJson): DecodedBody => {
+  if (typeof v === "string") return v
+  if (v instanceof CellValue) return markerBoc(v.cell)
+  const out: Record<string, DecodedBody> = {}
+  for (const [k, x] of Object.entries(v)) out[k] = printed(x)
+  return out
+}
+
+/**
+ * Every cell (and every string that is a BOC) is replaced by its decoding when it decodes, else printed as its
+ * BOC, recursively (replace_boc_cells_recursive, which decodes the BOC strings of the printed JSON).
+ */
+const expand = (v: TlbJson, depth: number): DecodedBody => {
+  if (depth > MAX_DEPTH) return printed(v)
+  if (v instanceof CellValue) {
+    const inner = decodeOne(v.cell)
+    return inner === null ? markerBoc(v.cell) : expand(inner, depth + 1)
+  }
   if (typeof v === "string") {
     if (!v.startsWith("te6c")) return v
     const cell = parseNested(v)
     const inner = cell === null ? null : decodeOne(cell)
     return inner === null ? v : expand(inner, depth + 1)
   }
-  const out: Record<string, TlbJson> = {}
+  const out: Record<string, DecodedBody> = {}
   for (const [k, x] of Object.entries(v)) out[k] = expand(x, depth)
   return out
 }

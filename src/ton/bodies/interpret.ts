@@ -4,8 +4,9 @@
  * JsonPrinter). Invariant, the rendering rules: a constructor with fields is an object opening with "@type" (none for
  * an anonymous `_` constructor), one without fields is {"@type": name}; every integer is a decimal string, bit
  * strings are upper-case hex (td's `_` completion for lengths not a multiple of 4); Cell/Any print as the base64 BOC
- * (no index, no CRC) of the cell they span; SnakeString prints as text and fails on invalid UTF-8. A failed read
- * throws `NO_PARSE`, never a partial value.
+ * (no index, no CRC) of the cell they span, held here as a `CellValue` until the caller decides (a read that fails
+ * later never pays for a BOC); SnakeString prints as text and fails on invalid UTF-8. A failed read throws
+ * `NO_PARSE`, never a partial value.
  */
 import { beginCell, type Cell, type Slice } from "@ton/core"
 import {
@@ -25,7 +26,12 @@ import {
 } from "@ton-community/tlb-parser"
 import { serializeBoc } from "../boc.js"
 
-export type TlbJson = string | { readonly [key: string]: TlbJson }
+/** A cell in a TL-B value: printed as `markerBoc(cell)` unless it is replaced by its own decoding. */
+export class CellValue {
+  constructor(readonly cell: Cell) {}
+}
+
+export type TlbJson = string | CellValue | { readonly [key: string]: TlbJson }
 
 /** Thrown when the bits do not fit the type; callers turn it into "not decoded". */
 export const NO_PARSE: unique symbol = Symbol("no parse")
@@ -193,7 +199,7 @@ export class Interpreter {
       if (s.remainingRefs < 1) fail()
       const ref = s.loadRef()
       const inner = this.resolve(expr.expr, env)
-      if (this.isCellType(inner.expr) || ref.isExotic) return markerBoc(ref)
+      if (this.isCellType(inner.expr) || ref.isExotic) return new CellValue(ref)
       return this.value(inner.expr, inner.env, ref.beginParse(), true)
     }
     if (expr instanceof BuiltinOneArgExpr) {
@@ -203,14 +209,14 @@ export class Interpreter {
       // tlbc prints a nat read through a type argument with the generic printer: the BOC of its bits.
       if (!direct) {
         checkBits(s, n)
-        return markerBoc(beginCell().storeBits(s.loadBits(n)).endCell())
+        return new CellValue(beginCell().storeBits(s.loadBits(n)).endCell())
       }
       return loadUnsigned(s, n).toString()
     }
     if (expr instanceof BuiltinZeroArgs) return loadUnsigned(s, 32).toString()
     if (expr instanceof NameExpr) {
       const name = expr.name
-      if (name === "Cell" || name === "Any") return markerBoc(restCell(s))
+      if (name === "Cell" || name === "Any") return new CellValue(restCell(s))
       if (name === "SnakeString") return snakeString(s)
       const fixed = FIXED.exec(name)
       if (fixed) return this.fixed(fixed[1]!, Number(fixed[2]), s)
