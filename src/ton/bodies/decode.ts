@@ -103,11 +103,14 @@ const special = (cell: Cell, name: string | null): TlbJson | null | undefined =>
   }
   if (name === null) {
     // Each layout must be read to the last bit, so its exact size rules most bodies out before any parsing:
-    // highload v3 is a signature and one ref; v3 and v1/v2 are fixed fields plus a mode byte per message ref.
+    // highload v3 is a signature and one ref, highload v2 fixed fields and a dictionary bit (its root a ref),
+    // highload v1 fixed fields and a ref; v3 and v1/v2 are fixed fields plus a mode byte per message ref.
     const refs = cell.refs.length
     const bits = cell.bits.length
     return (
       (bits === 512 && refs === 1 ? fullyRead(cell, "HighloadV3MsgBody", []) : null) ??
+      (bits === 512 + 96 + 1 && refs <= 1 ? fullyRead(cell, "HighloadV2MsgBody", []) : null) ??
+      (bits === 512 + 96 && refs === 1 ? fullyRead(cell, "HighloadV1MsgBody", []) : null) ??
       (bits >= 512 + 96 + 8 ? fullyRead(cell, "W4MsgBody", [refs]) : null) ??
       (bits === 512 + 96 + 8 * refs ? fullyRead(cell, "W3MsgBody", [refs]) : null) ??
       (bits === 512 + 64 + 8 * refs ? fullyRead(cell, "W1W2MsgBody", [refs]) : null)

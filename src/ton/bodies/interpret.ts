@@ -141,8 +141,11 @@ const snakeString = (s: Slice): string => {
   }
 }
 
+/** Bits of `## n`, `#< n` (ceil(log2 n)) and `#<= n` (ceil(log2(n + 1))). */
 const natBits = (op: "##" | "#<" | "#<=", bound: number): number =>
-  op === "##" ? bound : op === "#<" ? (bound <= 1 ? 0 : (bound - 1).toString(2).length) : bound.toString(2).length
+  op === "##" ? bound : op === "#<" ? (bound <= 1 ? 0 : (bound - 1).toString(2).length) : leqBits(bound)
+
+const leqBits = (bound: number): number => (bound <= 0 ? 0 : bound.toString(2).length)
 
 const checkBits = (s: Slice, n: number): void => {
   if (n < 0 || s.remainingBits < n) fail()
@@ -245,6 +248,7 @@ export class Interpreter {
       const n = this.num(a, env)
       return n !== null ? n : ({ expr: a, env } satisfies Closure)
     })
+    if (type === "HashmapE" || type === "Hashmap") return this.hashmap(type, actual, s)
     for (const cons of this.scheme.constructors(type)) {
       const bound = this.unify(cons, actual)
       if (bound === null) continue
@@ -252,6 +256,72 @@ export class Interpreter {
       return this.construct(cons, bound, s)
     }
     return fail()
+  }
+
+  /**
+   * Dictionaries, read natively because their labels use negative type parameters (`HmLabel ~l n`), printed as
+   * tlbc prints the standard hashmap scheme: hashmap_empty / hashmap_root, hashmap_edge {label, node},
+   * hashmap_label_short {len: unary, s} / _long {n, s} / _same {v: {bit}, n}, hashmap_node_leaf {value} /
+   * hashmap_node_fork {left, right}; label bits are hex like every bit string.
+   */
+  private hashmap(type: string, actual: ReadonlyArray<number | Closure>, s: Slice): TlbJson {
+    const [n, value] = actual
+    if (typeof n !== "number" || value === undefined || typeof value === "number") {
+      throw new SchemeError(`${type} needs a width and a value type`)
+    }
+    if (type === "HashmapE") {
+      if (s.remainingBits < 1) fail()
+      if (!s.loadBit()) return { "@type": "hashmap_empty" }
+      if (s.remainingRefs < 1) fail()
+      return { "@type": "hashmap_root", root: this.edge(n, value, s.loadRef().beginParse()) }
+    }
+    return this.edge(n, value, s)
+  }
+
+  private edge(n: number, value: Closure, s: Slice): TlbJson {
+    const { label, length } = this.label(n, s)
+    const m = n - length
+    if (m < 0) fail()
+    let node: TlbJson
+    if (m === 0) node = { "@type": "hashmap_node_leaf", value: this.value(value.expr, value.env, s) }
+    else {
+      if (s.remainingRefs < 2) fail()
+      const left = this.edge(m - 1, value, s.loadRef().beginParse())
+      const right = this.edge(m - 1, value, s.loadRef().beginParse())
+      node = { "@type": "hashmap_node_fork", left, right }
+    }
+    return { "@type": "hashmap_edge", label, node }
+  }
+
+  private label(m: number, s: Slice): { label: TlbJson; length: number } {
+    if (s.remainingBits < 1) fail()
+    if (!s.loadBit()) {
+      let length = 0
+      const ones: Array<null> = []
+      for (;;) {
+        if (s.remainingBits < 1) fail()
+        if (!s.loadBit()) break
+        ones.push(null)
+        length++
+      }
+      if (length > m) fail()
+      let len: TlbJson = { "@type": "unary_zero" }
+      for (let i = 0; i < ones.length; i++) len = { "@type": "unary_succ", x: len }
+      return { label: { "@type": "hashmap_label_short", len, s: bitsHex(s, length) }, length }
+    }
+    if (s.remainingBits < 1) fail()
+    const same = s.loadBit()
+    const width = leqBits(m)
+    if (!same) {
+      const length = Number(loadUnsigned(s, width))
+      if (length > m) fail()
+      return { label: { "@type": "hashmap_label_long", n: String(length), s: bitsHex(s, length) }, length }
+    }
+    if (s.remainingBits < 1) fail()
+    const bit = s.loadBit() ? "1" : "0"
+    const length = Number(loadUnsigned(s, width))
+    if (length > m) fail()
+    return { label: { "@type": "hashmap_label_same", v: { bit }, n: String(length) }, length }
   }
 
   tagMatches(cons: Cons, s: Slice): boolean {

@@ -36,8 +36,8 @@ var_uint$_ {n:#} len:(#< n) value:(uint (len * 8)) = VarUInteger n;
 nanograms$_ amount:(VarUInteger 16) = Grams;
 nanocoins$_ amount:(VarUInteger 16) = Coins;
 
-// Only the empty dictionary is described: a message carrying extra currencies stays undecoded.
-hashmap_empty$0 {n:#} {X:Type} = HashmapE n X;
+// HashmapE n X and Hashmap n X (TL-B's standard dictionary scheme, whose labels take negative type parameters) are
+// read natively by interpret.ts, printed as tlbc prints that scheme.
 extra_currencies$_ dict:(HashmapE 32 (VarUInteger 32)) = ExtraCurrencyCollection;
 currencies$_ grams:Grams other:ExtraCurrencyCollection = CurrencyCollection;
 
@@ -174,6 +174,11 @@ install_plugin#02 {n:#} plugin_workchain:int8 plugin_address:bits256 amount:Coin
 remove_plugin#03 {n:#} plugin_workchain:int8 plugin_address:bits256 amount:Coins query_id:uint64 = W4Operation n;
 wallet_signed_v4#_ {n:#} signature:bits512 subwallet_id:uint32 valid_until:uint32 msg_seqno:uint32
   op:(W4Operation n) = W4MsgBody n;
+
+highload_wallet_signed_v1#_ signature:bits512 subwallet_id:uint32 valid_until:uint32 msg_seqno:uint32
+  payload:^(Hashmap 16 ModeWithMessage) = HighloadV1MsgBody;
+highload_wallet_signed_v2#_ signature:bits512 subwallet_id:uint32 query_id:uint64
+  payload:(HashmapE 16 ModeWithMessage) = HighloadV2MsgBody;
 
 _ shift:uint13 bit_number:(## 10) = HighloadV3QueryId;
 _ subwallet_id:uint32 message_to_send:^(MessageRelaxed Any) send_mode:uint8 query_id:HighloadV3QueryId

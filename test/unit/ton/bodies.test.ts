@@ -13,7 +13,16 @@
  * expectations are rebuilt field by field with @ton/core's own TEP loaders and the rules above, and every decoded
  * real body is kept in a golden file.
  */
-import { Address, beginCell, Cell, loadTransaction, type Slice } from "@ton/core"
+import {
+  Address,
+  beginCell,
+  Cell,
+  Dictionary,
+  internal,
+  loadTransaction,
+  type Slice,
+  storeMessageRelaxed
+} from "@ton/core"
 import { describe, expect, it } from "vitest"
 import { decodeBody, decodeBodyBoc, knownOpcodes, opcodeName } from "../../../src/ton/bodies/decode.js"
 import { interfacesOf } from "../../../src/ton/bodies/interfaces.js"
@@ -345,5 +354,90 @@ describe("address-book interfaces from code hashes", () => {
     expect(interfacesOf("jSjqQht36AX+pSrPM1KWSZ8Drsjp/SHdtfJWSqZcSN4=")).toEqual(["jetton_wallet_v2"])
     expect(interfacesOf("AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=")).toEqual([])
     expect(interfacesOf(null)).toEqual([])
+  })
+})
+
+describe("dictionaries: highload v2 bodies and extra currencies", () => {
+  const to = Address.parse("0:" + "22".repeat(32))
+  const relaxed = (body: Cell) =>
+    beginCell()
+      .store(storeMessageRelaxed(internal({ to, value: 5n, bounce: false, body })))
+      .endCell()
+  const highloadV2 = (n: number) => {
+    const dict = Dictionary.empty(Dictionary.Keys.Int(16), {
+      serialize: (v: Cell, b) => b.storeUint(3, 8).storeRef(v),
+      parse: (s) => s.loadRef()
+    })
+    for (let i = 0; i < n; i++) dict.set(i, relaxed(beginCell().storeUint(0, 32).storeStringTail(`m${i}`).endCell()))
+    return beginCell().storeBuffer(Buffer.alloc(64, 7)).storeUint(698983191, 32).storeUint(123, 64).storeDict(dict).endCell()
+  }
+
+  it("a highload v2 external prints its message dictionary edge by edge, each message decoded", () => {
+    const d = decodeBody(highloadV2(3)) as any
+    expect(Object.keys(d)).toEqual(["@type", "signature", "subwallet_id", "query_id", "payload"])
+    expect(d["@type"]).toBe("highload_wallet_signed_v2")
+    expect(d.query_id).toBe("123")
+    expect(d.payload["@type"]).toBe("hashmap_root")
+    const leaves: Array<any> = []
+    const walk = (edge: any) => {
+      expect(edge["@type"]).toBe("hashmap_edge")
+      expect(edge.label["@type"]).toMatch(/^hashmap_label_(short|long|same)$/)
+      if (edge.node["@type"] === "hashmap_node_leaf") leaves.push(edge.node.value)
+      else {
+        expect(edge.node["@type"]).toBe("hashmap_node_fork")
+        walk(edge.node.left)
+        walk(edge.node.right)
+      }
+    }
+    walk(d.payload.root)
+    expect(leaves.map((l) => l.msg.body.value)).toEqual(
+      [0, 1, 2].map((i) => ({ "@type": "text_comment", text: `m${i}` }))
+    )
+    expect(leaves.every((l) => l.mode === "3")).toBe(true)
+    // the first edge of keys 0..2 (16-bit): a common prefix of 14 zero bits, as a label of zeros
+    expect(d.payload.root.label).toEqual({ "@type": "hashmap_label_same", v: { bit: "0" }, n: "14" })
+  })
+
+  it("an empty highload v2 dictionary is hashmap_empty", () => {
+    expect((decodeBody(highloadV2(0)) as any).payload).toEqual({ "@type": "hashmap_empty" })
+  })
+
+  it("extra currencies in a wallet's message are read as a dictionary of VarUInteger 32", () => {
+    const info = beginCell()
+      .storeUint(0, 1)
+      .storeBit(1)
+      .storeBit(0)
+      .storeBit(0)
+      .storeUint(0, 2)
+      .storeAddress(to)
+      .storeCoins(1)
+      .storeDict(
+        Dictionary.empty(Dictionary.Keys.Uint(32), Dictionary.Values.BigVarUint(5)).set(7, 100n)
+      )
+      .storeCoins(0)
+      .storeCoins(0)
+      .storeUint(0, 64)
+      .storeUint(0, 32)
+      .storeBit(0)
+      .storeBit(0)
+      .endCell()
+    const body = beginCell()
+      .storeBuffer(Buffer.alloc(64, 1))
+      .storeUint(1, 32)
+      .storeUint(2, 32)
+      .storeUint(3, 32)
+      .storeUint(3, 8)
+      .storeRef(info)
+      .endCell()
+    const d = decodeBody(body) as any
+    expect(d["@type"]).toBe("wallet_signed_v3")
+    const other = d.msgs.msg_1.msg.info.value.other
+    expect(other["@type"]).toBe("extra_currencies")
+    const edge = other.dict.root
+    expect(edge.label).toEqual({ "@type": "hashmap_label_long", n: "32", s: "00000007" })
+    expect(edge.node).toEqual({
+      "@type": "hashmap_node_leaf",
+      value: { "@type": "var_uint", len: "1", value: "100" }
+    })
   })
 })
