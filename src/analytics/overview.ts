@@ -1,6 +1,7 @@
 /**
  * What the overview page shows, read from ClickHouse in one call: ingest progress and lag, write throughput per
- * minute, the latest masterchain blocks and per-day / per-hour activity from the analytics views.
+ * minute, the latest masterchain blocks, per-day / per-hour activity from the analytics views and the delivered
+ * internal messages per day by decoded opcode name (`jetton_transfer`, `nft_transfer`, ...).
  * Invariant: every figure counts completed masterchain blocks only (the same marker rule as the API), and 64-bit
  * quantities stay decimal strings so nothing is rounded on the way to the browser.
  */
@@ -50,6 +51,14 @@ export interface OverviewHour {
   readonly active_accounts: number
 }
 
+/** Delivered internal messages of one day and one named opcode (opcodes the decoding scheme does not name are left out). */
+export interface OverviewOpcodeDay {
+  readonly day: string
+  readonly name: string
+  readonly messages: number
+  readonly value: string
+}
+
 export interface OverviewData {
   readonly generated_at: number
   readonly progress: OverviewProgress
@@ -57,6 +66,7 @@ export interface OverviewData {
   readonly throughput: ReadonlyArray<OverviewMinute>
   readonly hourly: ReadonlyArray<OverviewHour>
   readonly daily: ReadonlyArray<OverviewDay>
+  readonly opcodes_daily: ReadonlyArray<OverviewOpcodeDay>
 }
 
 export interface OverviewOptions {
@@ -155,6 +165,16 @@ export const readOverview = async (client: ClickHouseClient, options: OverviewOp
      ORDER BY day`,
     range
   )
+  const opcodes = await rows<Record<string, unknown>>(
+    client,
+    `SELECT toString(a.day) AS day, n.name AS name, sum(a.messages) AS messages, toString(sum(a.value)) AS value
+     FROM analytics_opcodes(from_time = toDateTime({from:UInt32}, 'UTC'), to_time = toDateTime({to:UInt32}, 'UTC')) AS a
+     INNER JOIN (SELECT opcode, any(name) AS name FROM opcode_names GROUP BY opcode) AS n ON n.opcode = a.opcode
+     WHERE a.direction = 'in' AND a.type = 'int'
+     GROUP BY day, name
+     ORDER BY day, messages DESC, name`,
+    range
+  )
 
   return {
     generated_at: options.now,
@@ -181,6 +201,12 @@ export const readOverview = async (client: ClickHouseClient, options: OverviewOp
       messages_in: toNum(r.messages_in),
       bounced_in: toNum(r.bounced_in),
       value_moved: String(r.value_moved)
+    })),
+    opcodes_daily: opcodes.map((r) => ({
+      day: String(r.day),
+      name: String(r.name),
+      messages: toNum(r.messages),
+      value: String(r.value)
     }))
   }
 }

@@ -5,7 +5,7 @@
  */
 import type { AccountStateRecord, BlockIdExt, TransactionRecord } from "../ton/record.js"
 import { renderV2BlockTransactionsExt } from "../ton/v2.js"
-import { renderAddressBook, renderV3Transaction } from "../ton/v3.js"
+import { renderAddressBook, renderV3Transaction, type V3Shape } from "../ton/v3.js"
 
 export interface V2BlockTransactionsExtInput {
   readonly id: BlockIdExt
@@ -25,9 +25,12 @@ export interface Renderers {
   ) => Readonly<Record<string, unknown>>
 }
 
-/** The TON domain's renderers: what the running API uses. */
-export const tonRenderers: Renderers = {
+/** The TON domain's renderers in one toncenter generation's v3 shape (v2 has one shape). */
+export const renderersFor = (shape: V3Shape): Renderers => ({
   v2BlockTransactionsExt: renderV2BlockTransactionsExt,
-  v3Transaction: renderV3Transaction,
-  addressBook: renderAddressBook
-}
+  v3Transaction: (tx, states) => renderV3Transaction(tx, states, shape),
+  addressBook: (txs, codeHashes, o) => renderAddressBook(txs, codeHashes, { ...o, shape })
+})
+
+/** The TON domain's renderers: what the running API uses (today's toncenter shape). */
+export const tonRenderers: Renderers = renderersFor("current")

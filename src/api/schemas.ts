@@ -363,12 +363,18 @@ const v3BlockRefSchema = closed({
 const v3MessageContent = closed({
   hash: HASH_B64,
   body: BOC_B64,
-  decoded: nullable(
-    closed({
-      type: { type: "string", const: "text_comment" },
-      comment: { type: "string" }
-    })
-  )
+  decoded: {
+    description:
+      "the body decoded by TL-B as toncenter's ton-marker prints it (every constructor an object with its \"@type\", " +
+      "integers as decimal strings, nested cells as base64 BOCs or their own decoding; a top-level text comment is " +
+      "{\"@type\":\"text_comment\",\"comment\":...,\"type\":\"text_comment\"}), or, in the 2025-09 shape, " +
+      "a text comment only",
+    anyOf: [
+      { type: "null" },
+      { type: "object", required: ["@type"], properties: { "@type": { type: "string" } } },
+      closed({ type: { type: "string", const: "text_comment" }, comment: { type: "string" } })
+    ]
+  }
 })
 
 const v3MessageSchema = {
@@ -382,9 +388,11 @@ const v3MessageSchema = {
       value_extra_currencies: nullable(EXTRA_CURRENCIES),
       fwd_fee: nullable(UDEC),
       ihr_fee: nullable(UDEC),
+      extra_flags: nullable({ ...UDEC, description: "an internal message's extra flags; null for external messages" }),
       created_lt: nullable(UDEC),
       created_at: nullable({ ...UDEC, description: "unix time as a string" }),
       opcode: nullable({ type: "string", pattern: "^0x[0-9a-f]{8}$" }),
+      decoded_opcode: nullable({ type: "string", description: "the opcode's name in the decoding scheme" }),
       ihr_disabled: { type: ["boolean", "null"] },
       bounce: { type: ["boolean", "null"] },
       bounced: { type: ["boolean", "null"] },
@@ -396,7 +404,7 @@ const v3MessageSchema = {
         description: "normalized hash of an external inbound message"
       }
     },
-    ["hash_norm"]
+    ["hash_norm", "extra_flags", "decoded_opcode"]
   )
 }
 
@@ -555,9 +563,10 @@ export const v3TransactionSchema = {
       out_msgs: { type: "array", items: v3MessageSchema },
       account_state_before: v3AccountStateSchema,
       account_state_after: v3AccountStateSchema,
-      emulated: { type: "boolean", const: false }
+      emulated: { type: "boolean", const: false },
+      finality: { type: "string", const: "finalized", description: "every stored block is committed by the masterchain" }
     },
-    ["trace_id"]
+    ["trace_id", "finality"]
   )
 }
 
@@ -565,10 +574,18 @@ export const v3AddressBookSchema = {
   type: "object",
   description: "raw address -> its user-friendly form (non-bounceable for wallets and unknown code) and domain",
   propertyNames: RAW_ADDRESS,
-  additionalProperties: closed({
-    user_friendly: { type: "string", pattern: "^[A-Za-z0-9_-]{48}$" },
-    domain: { type: ["string", "null"] }
-  })
+  additionalProperties: closed(
+    {
+      user_friendly: { type: "string", pattern: "^[A-Za-z0-9_-]{48}$" },
+      domain: { type: ["string", "null"] },
+      interfaces: {
+        type: ["array", "null"],
+        items: { type: "string" },
+        description: "contract interfaces recognised from the account's code hash"
+      }
+    },
+    ["interfaces"]
+  )
 }
 
 export const v3TransactionsSchema = closed({

@@ -1,20 +1,36 @@
 /**
  * Message bodies and init states -> `message_contents` rows, one per distinct cell hash. Within a batch the same
  * cell (a body seen by sender and receiver, a common empty body) is emitted once; across batches merges dedupe.
+ * A body row carries its decoding (src/ton/bodies) as the JSON text the API serves; an init state's is NULL, as
+ * toncenter decodes message bodies only. A cell used both ways is a body row first.
  */
+import { goJsonStringify } from "../ton/v3.js"
+import { decodeMessageBody } from "../ton/bodies/decode.js"
 import type { MessageRecord, TransactionRecord } from "../ton/record.js"
 
 export interface MessageContentRow {
   readonly hash: string
   readonly boc: string
+  readonly decoded: string | null
+}
+
+const decodedText = (hash: string, boc: string): string | null => {
+  const d = decodeMessageBody(hash, boc)
+  return d === null ? null : goJsonStringify(d)
 }
 
 export const messageContentRows = (txs: ReadonlyArray<TransactionRecord>): Array<MessageContentRow> => {
   const byHash = new Map<string, MessageContentRow>()
+  const isInitOnly = new Set<string>()
   const add = (m: MessageRecord) => {
-    if (!byHash.has(m.body.hash)) byHash.set(m.body.hash, { hash: m.body.hash, boc: m.body.boc })
+    const body = byHash.get(m.body.hash)
+    if (body === undefined || isInitOnly.has(m.body.hash)) {
+      isInitOnly.delete(m.body.hash)
+      byHash.set(m.body.hash, { hash: m.body.hash, boc: m.body.boc, decoded: decodedText(m.body.hash, m.body.boc) })
+    }
     if (m.init_state !== null && !byHash.has(m.init_state.hash)) {
-      byHash.set(m.init_state.hash, { hash: m.init_state.hash, boc: m.init_state.boc })
+      isInitOnly.add(m.init_state.hash)
+      byHash.set(m.init_state.hash, { hash: m.init_state.hash, boc: m.init_state.boc, decoded: null })
     }
   }
   for (const tx of txs) {

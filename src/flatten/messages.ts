@@ -2,7 +2,9 @@
  * TransactionRecord -> `messages` rows: its in-message (msg_index 0) and each out-message at its out_msgs index, so
  * the out_msgs order is rebuilt from the key. Bodies and init states are kept by hash only (message_contents).
  * value_extra_currencies is stored as a Map, which cannot be NULL: it is null exactly when `value` is null.
+ * `decoded_opcode` is the opcode's name in the body-decoding scheme (src/ton/bodies), as the v3 API serves it.
  */
+import { opcodeName } from "../ton/bodies/decode.js"
 import type { ExtraCurrencies, MessageRecord, MessageType, TransactionRecord } from "../ton/record.js"
 
 export interface MessageRow {
@@ -30,6 +32,7 @@ export interface MessageRow {
   readonly created_lt: string | null
   readonly created_at: number | null
   readonly opcode: number | null
+  readonly decoded_opcode: string | null
   readonly ihr_disabled: boolean | null
   readonly bounce: boolean | null
   readonly bounced: boolean | null
@@ -73,6 +76,7 @@ const messageRow = (tx: TransactionRecord, m: MessageRecord, direction: "in" | "
     created_lt: m.created_lt,
     created_at: m.created_at,
     opcode: m.opcode,
+    decoded_opcode: opcodeName(m.opcode),
     ihr_disabled: m.ihr_disabled,
     bounce: m.bounce,
     bounced: m.bounced,

@@ -9,7 +9,7 @@
 import { goJson, pythonJson } from "../api/json.js"
 import type { AccountStateRecord, RawAddress, TransactionRecord } from "../ton/record.js"
 import { renderV2Transaction } from "../ton/v2.js"
-import { renderV3AccountState, renderV3Transaction } from "../ton/v3.js"
+import { renderV3AccountState, renderV3Transaction, v3TransactionClosing } from "../ton/v3.js"
 
 export interface TxPageRow {
   readonly mc_block_seqno: number
@@ -36,7 +36,7 @@ const STATES_KEY = ',"account_state_before":'
 /** What follows a transaction's `v3` piece: its account states as `states` holds them, then the closing keys. */
 export const v3Tail = (before: string, after: string, states: ReadonlyMap<string, AccountStateRecord>): string =>
   `${STATES_KEY}${goJson(renderV3AccountState(before, states))},"account_state_after":` +
-  `${goJson(renderV3AccountState(after, states))},"emulated":false}`
+  `${goJson(renderV3AccountState(after, states))}${v3TransactionClosing()}`
 
 /** The raw addresses of a transaction's address-book entries (account, in-message source, out destinations). */
 export const bookAddresses = (tx: TransactionRecord): Array<RawAddress> => {

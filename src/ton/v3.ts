@@ -1,5 +1,7 @@
 /**
- * toncenter v3 (ton-index-go, 2025-03..2025-10 field set) Transaction, Message, AccountState and address-book shapes.
+ * toncenter v3 (ton-index-go) Transaction, Message, AccountState and address-book shapes, in two versions: `current`
+ * (API 1.2.6: `extra_flags` and `decoded_opcode` on messages, bodies decoded by TL-B, `finality` on transactions,
+ * address-book `interfaces`) and `2025-09`, the field set of the answers recorded before those keys existed.
  * Invariant: keys come out in the Go struct order; `omitempty` pointer fields are absent when null, the others are
  * printed as null; 64-bit quantities and `created_at` are strings, shard is "%X", opcode "0x%08x".
  */
@@ -14,12 +16,19 @@ import type {
   TransactionRecord,
   TxDescription
 } from "./record.js"
+import { type DecodedBody, decodeMessageBody, opcodeName } from "./bodies/decode.js"
+import { interfacesOf } from "./bodies/interfaces.js"
 import { goString, loadSnakeLenient } from "./text.js"
 
-export interface V3DecodedContent {
-  readonly type: "text_comment"
-  readonly comment: string
-}
+/**
+ * Which toncenter generation to render: `current` is what toncenter serves today and what the product serves;
+ * `2025-09` is the shape of the recorded answers in test/fixtures/real (before decoded bodies, `decoded_opcode`,
+ * `extra_flags`, `finality` and `interfaces` existed), kept so those recordings stay exact expectations.
+ */
+export type V3Shape = "current" | "2025-09"
+
+/** 2025-09's comment-only `decoded`; the current shape carries any decoded TL-B body instead. */
+export type V3DecodedContent = { readonly type: "text_comment"; readonly comment: string } | DecodedBody
 
 export interface V3MessageContent {
   readonly hash: string
@@ -35,9 +44,11 @@ export interface V3Message {
   readonly value_extra_currencies: ExtraCurrencies | null
   readonly fwd_fee: string | null
   readonly ihr_fee: string | null
+  readonly extra_flags?: string | null
   readonly created_lt: string | null
   readonly created_at: string | null
   readonly opcode: string | null
+  readonly decoded_opcode?: string | null
   readonly ihr_disabled: boolean | null
   readonly bounce: boolean | null
   readonly bounced: boolean | null
@@ -77,11 +88,13 @@ export interface V3Transaction {
   readonly account_state_before: V3AccountState
   readonly account_state_after: V3AccountState
   readonly emulated: false
+  readonly finality?: "finalized"
 }
 
 export interface V3AddressBookEntry {
   readonly user_friendly: string
   readonly domain: string | null
+  readonly interfaces?: ReadonlyArray<string> | null
 }
 
 /** Code hashes of wallet contracts, whose owners get non-bounceable user-friendly addresses (ton-index-go). */
@@ -106,15 +119,16 @@ export const shardHex = (signedDecimal: string): string =>
 export const opcodeHex = (opcode: number | null): string | null =>
   opcode === null ? null : `0x${(opcode >>> 0).toString(16).padStart(8, "0")}`
 
-/** The indexer's `decoded`: a text comment whenever the body starts with op 0, read leniently (errors give ""). */
+/** The 2025-09 indexer's `decoded`: a text comment whenever the body starts with op 0, read leniently. */
 const decodedComment = (m: MessageRecord): V3DecodedContent | null => {
   if (m.opcode !== 0) return null
   const bytes = loadSnakeLenient(Cell.fromBase64(m.body.boc), 32)
   return { type: "text_comment", comment: bytes === null ? "" : goString(bytes) }
 }
 
-export const renderV3Message = (m: MessageRecord): V3Message => {
-  const base: V3Message = {
+export const renderV3Message = (m: MessageRecord, shape: V3Shape = "current"): V3Message => {
+  const current = shape === "current"
+  const head = {
     hash: m.hash,
     source: m.source,
     destination: m.destination,
@@ -123,14 +137,20 @@ export const renderV3Message = (m: MessageRecord): V3Message => {
     fwd_fee: m.fwd_fee,
     // Since global version 12 that slot holds extra_flags; the indexer reads it as such and reports ihr_fee 0.
     ihr_fee: m.ihr_fee === null ? null : "0",
+    ...(current ? { extra_flags: m.ihr_fee } : {}),
     created_lt: m.created_lt,
     created_at: m.created_at === null ? null : String(m.created_at),
     opcode: opcodeHex(m.opcode),
+    ...(current ? { decoded_opcode: opcodeName(m.opcode) } : {})
+  }
+  const decoded = current ? decodeMessageBody(m.body.hash, m.body.boc) : decodedComment(m)
+  const base: V3Message = {
+    ...head,
     ihr_disabled: m.ihr_disabled,
     bounce: m.bounce,
     bounced: m.bounced,
     import_fee: m.import_fee,
-    message_content: { hash: m.body.hash, body: m.body.boc, decoded: decodedComment(m) },
+    message_content: { hash: m.body.hash, body: m.body.boc, decoded },
     init_state: m.init_state === null ? null : { hash: m.init_state.hash, body: m.init_state.boc, decoded: null }
   }
   return m.hash_norm === null ? base : { ...base, hash_norm: m.hash_norm }
@@ -253,10 +273,16 @@ const byCreatedLt = (a: MessageRecord, b: MessageRecord): number => {
   return x < y ? -1 : x > y ? 1 : 0
 }
 
+/** What follows `account_state_after` in a Transaction of the shape (the pre-rendered pages cut before it). */
+export const v3TransactionClosing = (shape: V3Shape = "current"): string =>
+  shape === "current" ? ',"emulated":false,"finality":"finalized"}' : ',"emulated":false}'
+
 export const renderV3Transaction = (
   tx: TransactionRecord,
-  states: ReadonlyMap<string, AccountStateRecord>
+  states: ReadonlyMap<string, AccountStateRecord>,
+  shape: V3Shape = "current"
 ): V3Transaction => {
+  const message = (m: MessageRecord): V3Message => renderV3Message(m, shape)
   const head = {
     account: tx.account,
     hash: tx.hash,
@@ -273,11 +299,13 @@ export const renderV3Transaction = (
     total_fees_extra_currencies: tx.total_fees_extra_currencies,
     description: renderV3Description(tx.description),
     block_ref: { workchain: tx.block.workchain, shard: shardHex(tx.block.shard), seqno: tx.block.seqno },
-    in_msg: tx.in_msg === null ? null : renderV3Message(tx.in_msg),
-    out_msgs: [...tx.out_msgs].sort(byCreatedLt).map(renderV3Message),
+    in_msg: tx.in_msg === null ? null : message(tx.in_msg),
+    out_msgs: [...tx.out_msgs].sort(byCreatedLt).map(message),
     account_state_before: renderV3AccountState(tx.account_state_hash_before, states),
     account_state_after: renderV3AccountState(tx.account_state_hash_after, states),
-    emulated: false as const
+    emulated: false as const,
+    // The store holds only blocks committed by a masterchain block it has read: all of them final.
+    ...(shape === "current" ? { finality: "finalized" as const } : {})
   }
   return tx.trace_id === null ? { ...head, ...tail } : { ...head, trace_id: tx.trace_id, ...tail }
 }
@@ -293,7 +321,7 @@ export const isBounceableByCode = (codeHash: string | null | undefined): boolean
 export const renderAddressBook = (
   txs: ReadonlyArray<TransactionRecord>,
   codeHashes: ReadonlyMap<RawAddress, string | null>,
-  opts: { readonly testnet: boolean }
+  opts: { readonly testnet: boolean; readonly shape?: V3Shape }
 ): Record<string, V3AddressBookEntry> => {
   const addrs = new Set<RawAddress>()
   for (const tx of txs) {
@@ -308,14 +336,17 @@ export const renderAddressBook = (
 export const renderAddressBookOf = (
   addrs: Iterable<RawAddress>,
   codeHashes: ReadonlyMap<RawAddress, string | null>,
-  opts: { readonly testnet: boolean }
+  opts: { readonly testnet: boolean; readonly shape?: V3Shape }
 ): Record<string, V3AddressBookEntry> => {
   const book: Record<string, V3AddressBookEntry> = {}
+  const current = (opts.shape ?? "current") === "current"
   for (const raw of [...addrs].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
-    book[raw] = {
-      user_friendly: toFriendly(raw, { bounceable: isBounceableByCode(codeHashes.get(raw)), testnet: opts.testnet }),
+    const code = codeHashes.get(raw)
+    const entry = {
+      user_friendly: toFriendly(raw, { bounceable: isBounceableByCode(code), testnet: opts.testnet }),
       domain: null
     }
+    book[raw] = current ? { ...entry, interfaces: interfacesOf(code ?? null) } : entry
   }
   return book
 }

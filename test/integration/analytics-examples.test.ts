@@ -6,6 +6,8 @@ import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { flattenBundles, INSERT_ORDER } from "../../src/flatten/index.js"
+import { Cell } from "@ton/core"
+import { opcodeName } from "../../src/ton/bodies/decode.js"
 import type { TransactionRecord } from "../../src/ton/record.js"
 import { repoRoot, testClickHouse, type TestClickHouse } from "../support/integration.js"
 import { realBlockBundles } from "../unit/store/realBlocks.js"
@@ -96,6 +98,7 @@ const expectations: Record<string, () => { params: Record<string, unknown>; rows
       .map((r) => ({
         opcode: String(r.op),
         opcode_hex: r.op < 0 ? "none" : `0x${r.op.toString(16).padStart(8, "0")}`,
+        decoded_opcode: r.op < 0 ? null : opcodeName(r.op),
         messages: String(r.n),
         value: String(r.value)
       }))
@@ -192,6 +195,48 @@ const expectations: Record<string, () => { params: Record<string, unknown>; rows
   "12_new_accounts.sql": () => {
     const firsts = groupBy([...byAccount.values()], (l) => day(Math.min(...l.map((t) => t.now))))
     return { params: DAYS, rows: sorted(firsts).map((d) => ({ day: d, new_accounts: String(firsts.get(d)!.length) })) }
+  },
+  "14_jetton_amounts.sql": () => {
+    // TEP-74 transfer layout read with @ton/core: op, query_id, amount, then the payload's Either bit after
+    // destination, response destination, custom payload and forward amount; a comment is op 0 and UTF-8 text.
+    const utf8 = new TextDecoder("utf-8", { fatal: true })
+    const read = (boc: string): { amount: bigint; comment: boolean } => {
+      try {
+        const s = Cell.fromBase64(boc).beginParse()
+        s.skip(32 + 64)
+        const amount = s.loadCoins()
+        s.loadAddressAny()
+        s.loadAddressAny()
+        s.loadMaybeRef()
+        s.loadCoins()
+        const p = s.loadBit() ? s.loadRef().beginParse() : s
+        if (p.remainingBits < 32 || p.loadUint(32) !== 0) return { amount, comment: false }
+        try {
+          utf8.decode(p.loadBuffer(p.remainingBits / 8))
+          return { amount, comment: p.remainingRefs === 0 }
+        } catch {
+          return { amount, comment: false }
+        }
+      } catch {
+        return { amount: 0n, comment: false }
+      }
+    }
+    const days = groupBy(
+      internal.filter((d) => d.msg.opcode === 0x0f8a7ea5),
+      (d) => day(d.tx.now)
+    )
+    return {
+      params: ALL_SEQNOS,
+      rows: sorted(days).map((d) => {
+        const parsed = days.get(d)!.map((x) => read(x.msg.body.boc))
+        return {
+          day: d,
+          transfers: String(parsed.length),
+          jetton_amount: String(parsed.reduce((a, x) => a + x.amount, 0n)),
+          with_comment: String(parsed.filter((x) => x.comment).length)
+        }
+      })
+    }
   },
   "13_ingest_progress.sql": () => {
     const seqnos = bundles.map((b) => b.mc_seqno)

@@ -134,6 +134,15 @@ describe("overview page in headless Chromium", () => {
         ton(value[i]!.value!)
       ])
     )
+    // Messages by decoded opcode name, from the base table's own decoded_opcode column.
+    const named = await rows(
+      `SELECT toString(toDate(toDateTime(tx_now, 'UTC'))) AS day, decoded_opcode AS name, count() AS n,
+              toString(sum(ifNull(value, toUInt128(0)))) AS value
+       FROM messages FINAL WHERE direction = 'in' AND type = 'int' AND decoded_opcode IS NOT NULL
+       GROUP BY day, name ORDER BY day, n DESC, name`
+    )
+    expect(named.some((r) => r.name === "jetton_transfer")).toBe(true)
+    expect(await table("opcodes")).toEqual(named.map((r) => [r.day, r.name, fmt(r.n!), ton(r.value!)]))
     const barValues = await page.$$eval("#chart-daily-tx rect", (rs) => rs.map((r) => r.getAttribute("data-value")))
     expect(barValues).toEqual(daily.map((d) => String(d.n)))
     const throughput = await page.$$eval("#chart-throughput rect", (rs) =>

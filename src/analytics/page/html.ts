@@ -53,6 +53,9 @@ export const OVERVIEW_HTML = `<!doctype html>
     <table id="daily"><thead><tr><th>day</th><th>transactions</th><th>successful</th><th>aborted</th>
     <th>active accounts</th><th>messages in</th><th>bounced</th><th>fees, TON</th><th>value moved, TON</th></tr></thead>
     <tbody></tbody></table></section>
+  <section class="wide"><h2>Delivered messages per day by decoded opcode</h2>
+    <table id="opcodes"><thead><tr><th>day</th><th>opcode</th><th>messages</th><th>value attached, TON</th></tr>
+    </thead><tbody></tbody></table></section>
 </main>
 <script>
 "use strict";
@@ -123,6 +126,7 @@ function render(d) {
     fmt(b.block_count), fmt(b.tx_count)]));
   fill("daily", d.daily.map((x) => [x.day, fmt(x.transactions), fmt(x.successful), fmt(x.aborted),
     fmt(x.active_accounts), fmt(x.messages_in), fmt(x.bounced_in), ton(x.total_fees), ton(x.value_moved)]));
+  fill("opcodes", d.opcodes_daily.map((x) => [x.day, x.name, fmt(x.messages), ton(x.value)]));
   document.body.dataset.ready = "true";
 }
 async function load() {

@@ -25,7 +25,7 @@ const decimal = { type: "string", pattern: "^[0-9]+$" } as const
 
 const dataSchema = {
   type: "object",
-  required: ["generated_at", "progress", "latest_blocks", "throughput", "hourly", "daily"],
+  required: ["generated_at", "progress", "latest_blocks", "throughput", "hourly", "daily", "opcodes_daily"],
   properties: {
     generated_at: count,
     progress: {
@@ -67,6 +67,13 @@ const dataSchema = {
           bounced_in: count,
           value_moved: decimal
         }
+      }
+    },
+    opcodes_daily: {
+      type: "array",
+      items: {
+        type: "object",
+        properties: { day: { type: "string" }, name: { type: "string" }, messages: count, value: decimal }
       }
     }
   }

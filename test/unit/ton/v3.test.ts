@@ -4,6 +4,9 @@
  * Inputs the decoder cannot know are supplied from the fixture, as the pipeline supplies them later: `trace_id`,
  * the account states (toncenter stores only the last state per account and block, so some are hash-only) and the
  * code hashes behind the address book.
+ * These recordings predate toncenter's decoded bodies, `decoded_opcode`, `extra_flags`, `finality` and `interfaces`:
+ * they are compared with our rendering in the shape of their generation (`2025-09`), the same renderer minus exactly
+ * those keys; the current shape's additions are checked against the recordings' own values below.
  * Axelar's testnet /api/v3/transactions sample has no verified BOC (its external-out destination cannot be
  * reconstructed), so only its rendering rules for an external-out message are checked, from a real ext-out message.
  */
@@ -59,18 +62,20 @@ describe("v3 Transaction: ton-org/docs traces fixture (mc 52372896)", () => {
   for (const hash of order) {
     it(`renders ${hash} exactly as toncenter did`, () => {
       const rec = records.find((r) => r.hash === hash)!
-      expect(JSON.stringify(renderV3Transaction(rec, states))).toBe(JSON.stringify(expectedTxs[hash]))
+      expect(JSON.stringify(renderV3Transaction(rec, states, "2025-09"))).toBe(JSON.stringify(expectedTxs[hash]))
     })
   }
 
   it("covers ext-in with nulls and hash_norm, init_state, text comment and hash-only states", () => {
-    const rendered = records.map((r) => renderV3Transaction(r, states))
+    const rendered = records.map((r) => renderV3Transaction(r, states, "2025-09"))
     const root = rendered.find((t) => t.in_msg?.source === null)!
     expect(root.in_msg!.hash_norm).toBeDefined()
     expect(root.in_msg!.value).toBeNull()
     expect(rendered.some((t) => t.out_msgs.some((m) => m.init_state !== null) || t.in_msg?.init_state)).toBe(true)
     const messages = rendered.flatMap((t) => [t.in_msg, ...t.out_msgs])
-    expect(messages.some((m) => m?.message_content?.decoded?.type === "text_comment")).toBe(true)
+    expect(messages.some((m) => (m?.message_content?.decoded as { type?: string } | null)?.type === "text_comment")).toBe(
+      true
+    )
     expect(rendered.some((t) => t.account_state_before.balance === null)).toBe(true)
     const internal = rendered.filter((t) => t.in_msg !== null && t.in_msg.source !== null)
     expect(internal.every((t) => !("hash_norm" in t.in_msg!))).toBe(true)
@@ -87,7 +92,7 @@ describe("v3 Transaction: ton-org/docs traces fixture (mc 52372896)", () => {
   it("address book: accounts, in-message sources, out-message destinations; bounceable by code hash", () => {
     const codeHashes = new Map<string, string | null>()
     for (const tx of Object.values(expectedTxs)) codeHashes.set(tx.account, tx.account_state_after.code_hash)
-    const book = renderAddressBook(records, codeHashes, { testnet: false })
+    const book = renderAddressBook(records, codeHashes, { testnet: false, shape: "2025-09" })
     expect(JSON.stringify(book)).toBe(JSON.stringify(traces.address_book))
   })
 
@@ -115,11 +120,75 @@ describe("v3 rendering rules checked on the Axelar testnet sample (no verified B
     const recs = block.transactions.map((t) => ok(decodeTransaction(t.boc, { block: id, mc_block_seqno: 0 })))
     const extOut = recs.flatMap((r) => r.out_msgs).find((m) => m.type === "ext_out")!
     expect(extOut).toBeDefined()
-    const ours = renderV3Message(extOut)
+    const ours = renderV3Message(extOut, "2025-09")
     const sample = axelar.out_msgs[0]
     expect(Object.keys(ours)).toEqual(Object.keys(sample))
     const nullKeys = (o: Record<string, unknown>) => Object.keys(o).filter((k) => o[k] === null)
     expect(nullKeys(ours as unknown as Record<string, unknown>)).toEqual(nullKeys(sample))
     expect(typeof ours.created_at).toBe("string")
+  })
+})
+
+describe("v3 current shape: the recorded transactions with today's additional keys", () => {
+  const states = stateRecords(Object.values(expectedTxs))
+  const records = order.map((h) => decodeExpected(expectedTxs[h]))
+  const strip = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(strip)
+    if (v === null || typeof v !== "object") return v
+    const out: Record<string, unknown> = {}
+    for (const [k, x] of Object.entries(v)) {
+      if (k === "decoded_opcode" || k === "extra_flags" || k === "finality") continue
+      out[k] = k === "decoded" ? null : strip(x)
+    }
+    return out
+  }
+
+  it("differs from the recorded answers only by the keys today's toncenter adds", () => {
+    for (const rec of records) {
+      const current = renderV3Transaction(rec, states)
+      expect(strip(current)).toEqual(strip(expectedTxs[rec.hash]))
+      expect(Object.keys(current).slice(-2)).toEqual(["emulated", "finality"])
+      expect(current.finality).toBe("finalized")
+    }
+  })
+
+  it("puts extra_flags after ihr_fee and decoded_opcode after opcode, as ton-index-go's Message struct", () => {
+    const msg = renderV3Transaction(records[0]!, states).out_msgs[0] ?? renderV3Transaction(records[0]!, states).in_msg!
+    const keys = Object.keys(msg)
+    expect(keys.indexOf("extra_flags")).toBe(keys.indexOf("ihr_fee") + 1)
+    expect(keys.indexOf("decoded_opcode")).toBe(keys.indexOf("opcode") + 1)
+  })
+
+  it("internal messages carry the extra-flags slot value, external ones null; known opcodes get their name", () => {
+    const messages = records.flatMap((r) => {
+      const t = renderV3Transaction(r, states)
+      return [t.in_msg, ...t.out_msgs].filter((m) => m !== null)
+    })
+    for (const m of messages) {
+      expect(m!.extra_flags).toBe(m!.source === null || m!.destination === null ? null : "0")
+    }
+    const comment = messages.find((m) => m!.opcode === "0x00000000")!
+    expect(comment.decoded_opcode).toBe("text_comment")
+    const recorded = Object.values(expectedTxs)
+      .flatMap((t: any) => [t.in_msg, ...t.out_msgs])
+      .find((m: any) => m?.hash === comment.hash)
+    expect(comment.message_content!.decoded).toEqual({
+      "@type": "text_comment",
+      comment: recorded.message_content.decoded.comment,
+      type: "text_comment"
+    })
+  })
+
+  it("address book gains interfaces from known code hashes, [] otherwise", () => {
+    const codeHashes = new Map<string, string | null>()
+    for (const tx of Object.values(expectedTxs)) codeHashes.set(tx.account, tx.account_state_after.code_hash)
+    const book = renderAddressBook(records, codeHashes, { testnet: false })
+    for (const [raw, entry] of Object.entries(book)) {
+      expect(entry.user_friendly).toBe(traces.address_book[raw].user_friendly)
+      const code = codeHashes.get(raw)
+      if (code === "/rX/aCDi/w2Ug+fg1iyBfYRniftK5YDIeIZtlZ2r1cA=") expect(entry.interfaces).toEqual(["wallet_v4r2"])
+      else if (code === "IINLe3KxEhR+Gy+0V7hOdNGjDwT3N9T2KmaOlVLSty8=") expect(entry.interfaces).toEqual(["wallet_v5r1"])
+      expect(Array.isArray(entry.interfaces)).toBe(true)
+    }
   })
 })

@@ -1,0 +1,206 @@
+/**
+ * Message bodies decoded as toncenter's v3 serves them (ton-index-go's detect/marker.go over its ton-marker
+ * library): `decoded_opcode` names an opcode by the first scheme constructor carrying it, `decoded` is the TL-B JSON
+ * of the body, with every nested cell printed as a BOC replaced by its own decoding when it decodes (ten levels
+ * deep at most). Invariants: the same body always decodes to the same value; anything that does not parse is null,
+ * never a partial object; a top-level text comment gets toncenter's back-compatible shape
+ * {"@type":"text_comment","comment":...,"type":"text_comment"}; an empty body is {"@type":"empty_cell"}.
+ */
+import { Cell, type Slice } from "@ton/core"
+import { Lru } from "../../trace/Lru.js"
+import { CellValue, type Cons, Interpreter, markerBoc, NO_PARSE, Scheme, SchemeError, type TlbJson } from "./interpret.js"
+import { BODY_SCHEME } from "./schemes.tlb.js"
+
+/** Decoded JSON: strings and objects only (every cell already printed or decoded). */
+export type DecodedBody = string | { readonly [key: string]: DecodedBody }
+
+const scheme = new Scheme(BODY_SCHEME)
+const interpreter = new Interpreter(scheme)
+
+/** Body constructors by their 32-bit opcode, in scheme order. */
+const byOpcode = new Map<number, Array<Cons>>()
+for (const cons of scheme.constructors("InternalMsgBody")) {
+  if (cons.tagBits.length !== 32 || cons.name === null) continue
+  const op = parseInt(cons.tagBits, 2)
+  const list = byOpcode.get(op)
+  if (list) list.push(cons)
+  else byOpcode.set(op, [cons])
+}
+
+/** The name toncenter gives an opcode (`decoded_opcode`), null for opcodes outside the scheme. */
+export const opcodeName = (opcode: number | null): string | null =>
+  opcode === null ? null : (byOpcode.get(opcode >>> 0)?.[0]?.name ?? null)
+
+/** Known opcode names, for analytics and tests. */
+export const knownOpcodes = (): ReadonlyMap<number, string> =>
+  new Map([...byOpcode].map(([op, list]) => [op, list[0]!.name!]))
+
+const attempt = (read: () => TlbJson): TlbJson | null => {
+  try {
+    return read()
+  } catch (e) {
+    if (e === NO_PARSE) return null
+    if (e instanceof SchemeError) throw e
+    // @ton/core throws plain errors when a read runs past the end of a cell: a body that does not fit.
+    return null
+  }
+}
+
+/** Cells in a chain of first refs before an empty or exotic one (ton-marker's count_actions_depth). */
+const chainDepth = (root: Cell | null): number => {
+  if (root === null) return 0
+  let i = -1
+  let cur: Cell | null = root
+  while (cur !== null) {
+    i++
+    if (cur.isExotic) break
+    cur = cur.refs[0] ?? null
+  }
+  return i
+}
+
+const W5_NAMES = new Set(["w5_internal_signed_request", "w5_external_signed_request", "w5_extension_action_request"])
+
+/** The action counts a W5 body's snake lists hold, which TL-B alone cannot know. */
+const w5Counts = (cell: Cell, extension: boolean): [number, number] => {
+  const s = cell.beginParse(true)
+  s.skip(32 + (extension ? 64 : 96))
+  const hasOut = s.loadBit()
+  const hasExt = s.loadBit()
+  let out = 0
+  if (hasOut && s.remainingRefs > 0) out = chainDepth(s.loadRef())
+  let ext = 0
+  if (hasExt) {
+    ext = 1
+    let cur: Slice = s
+    while (cur.remainingRefs > 0) {
+      ext++
+      cur = cur.loadRef().beginParse(true)
+    }
+  }
+  return [out, ext - 1]
+}
+
+const fullyRead = (cell: Cell, type: string, args: ReadonlyArray<number>): TlbJson | null =>
+  attempt(() => {
+    const s = cell.beginParse(true)
+    const v = interpreter.typed(type, args, new Map(), s)
+    if (s.remainingBits !== 0 || s.remainingRefs !== 0) throw NO_PARSE
+    return v
+  })
+
+/** Bodies read by code that knows counts (wallets), tried before the scheme's opcode constructors. */
+const special = (cell: Cell, name: string | null): TlbJson | null | undefined => {
+  if (name !== null && W5_NAMES.has(name)) {
+    return attempt(() => {
+      const [m, n] = w5Counts(cell, name === "w5_extension_action_request")
+      return interpreter.typed("W5MsgBody", [m, n], new Map(), cell.beginParse(true))
+    })
+  }
+  if (name === "highload_v3_internal_request") {
+    const n = chainDepth(cell.refs[0] ?? null)
+    return attempt(() => interpreter.typed("HighloadV3InternalRequest", [n], new Map(), cell.beginParse(true)))
+  }
+  if (name === null) {
+    // Each layout must be read to the last bit, so its exact size rules most bodies out before any parsing:
+    // highload v3 is a signature and one ref, highload v2 fixed fields and a dictionary bit (its root a ref),
+    // highload v1 fixed fields and a ref; v3 and v1/v2 are fixed fields plus a mode byte per message ref.
+    const refs = cell.refs.length
+    const bits = cell.bits.length
+    return (
+      (bits === 512 && refs === 1 ? fullyRead(cell, "HighloadV3MsgBody", []) : null) ??
+      (bits === 512 + 96 + 1 && refs <= 1 ? fullyRead(cell, "HighloadV2MsgBody", []) : null) ??
+      (bits === 512 + 96 && refs === 1 ? fullyRead(cell, "HighloadV1MsgBody", []) : null) ??
+      (bits >= 512 + 96 + 8 ? fullyRead(cell, "W4MsgBody", [refs]) : null) ??
+      (bits === 512 + 96 + 8 * refs ? fullyRead(cell, "W3MsgBody", [refs]) : null) ??
+      (bits === 512 + 64 + 8 * refs ? fullyRead(cell, "W1W2MsgBody", [refs]) : null)
+    )
+  }
+  return undefined
+}
+
+/** One cell, one level: ton-marker's decode_boc. */
+const decodeOne = (cell: Cell): TlbJson | null => {
+  if (cell.bits.length === 0 && cell.refs.length === 0) return { "@type": "empty_cell" }
+  if (cell.bits.length < 32) return null
+  const op = cell.beginParse(true).preloadUint(32)
+  const name = opcodeName(op)
+  const viaCounts = special(cell, name)
+  if (viaCounts !== undefined) return viaCounts
+  for (const cons of byOpcode.get(op) ?? []) {
+    const v = attempt(() => interpreter.construct(cons, new Map(), cell.beginParse(true)))
+    if (v !== null) return v
+  }
+  return null
+}
+
+const MAX_DEPTH = 10
+
+const parseNested = (b64: string): Cell | null => {
+  try {
+    const roots = Cell.fromBoc(Buffer.from(b64, "base64"))
+    return roots.length === 1 ? roots[0]! : null
+  } catch {
+    return null
+  }
+}
+
+/** Cells printed as their BOCs, nothing decoded: what is left below the depth limit. */
+const printed = (v: TlbJson): DecodedBody => {
+  if (typeof v === "string") return v
+  if (v instanceof CellValue) return markerBoc(v.cell)
+  const out: Record<string, DecodedBody> = {}
+  for (const [k, x] of Object.entries(v)) out[k] = printed(x)
+  return out
+}
+
+/**
+ * Every cell (and every string that is a BOC) is replaced by its decoding when it decodes, else printed as its
+ * BOC, recursively (replace_boc_cells_recursive, which decodes the BOC strings of the printed JSON).
+ */
+const expand = (v: TlbJson, depth: number): DecodedBody => {
+  if (depth > MAX_DEPTH) return printed(v)
+  if (v instanceof CellValue) {
+    const inner = decodeOne(v.cell)
+    return inner === null ? markerBoc(v.cell) : expand(inner, depth + 1)
+  }
+  if (typeof v === "string") {
+    if (!v.startsWith("te6c")) return v
+    const cell = parseNested(v)
+    const inner = cell === null ? null : decodeOne(cell)
+    return inner === null ? v : expand(inner, depth + 1)
+  }
+  const out: Record<string, DecodedBody> = {}
+  for (const [k, x] of Object.entries(v)) out[k] = expand(x, depth)
+  return out
+}
+
+/** `message_content.decoded` of a body, or null when toncenter would not decode it. */
+export const decodeBody = (body: Cell): DecodedBody | null => {
+  const top = decodeOne(body)
+  if (top === null) return null
+  const full = expand(top, 0)
+  if (typeof full === "object" && full["@type"] === "text_comment" && typeof full["text"] === "string") {
+    return { "@type": "text_comment", comment: full["text"], type: "text_comment" }
+  }
+  return full
+}
+
+/** decodeBody from the base64 BOC the records carry; null when it is not one cell. */
+export const decodeBodyBoc = (boc: string): DecodedBody | null => {
+  const cell = parseNested(boc)
+  return cell === null ? null : decodeBody(cell)
+}
+
+// A body is decoded where its row is made and again where its transaction is rendered (pages, topic): remember the
+// last few thousand by cell hash. Values are shared: callers never mutate them.
+const memo = new Lru<string, { readonly value: DecodedBody | null }>(4096)
+
+/** decodeBodyBoc for a body whose cell hash is known, remembered by that hash. */
+export const decodeMessageBody = (hash: string, boc: string): DecodedBody | null => {
+  const hit = memo.get(hash)
+  if (hit !== undefined) return hit.value
+  const value = decodeBodyBoc(boc)
+  memo.set(hash, { value })
+  return value
+}

@@ -1,0 +1,381 @@
+/**
+ * A TL-B interpreter over the scheme parsed by @ton-community/tlb-parser: reads a cell slice by a type of the scheme
+ * and renders it the way toncenter's ton-marker prints TL-B values (tlbc-generated printers writing to its
+ * JsonPrinter). Invariant, the rendering rules: a constructor with fields is an object opening with "@type" (none for
+ * an anonymous `_` constructor), one without fields is {"@type": name}; every integer is a decimal string, bit
+ * strings are upper-case hex (td's `_` completion for lengths not a multiple of 4); Cell/Any print as the base64 BOC
+ * (no index, no CRC) of the cell they span, held here as a `CellValue` until the caller decides (a read that fails
+ * later never pays for a BOC); SnakeString prints as text and fails on invalid UTF-8. A failed read throws
+ * `NO_PARSE`, never a partial value.
+ */
+import { beginCell, type Cell, type Slice } from "@ton/core"
+import {
+  ast,
+  BuiltinOneArgExpr,
+  BuiltinZeroArgs,
+  CellRefExpr,
+  CombinatorExpr,
+  type Declaration,
+  type Expression,
+  FieldBuiltinDef,
+  FieldCurlyExprDef,
+  FieldNamedDef,
+  MathExpr,
+  NameExpr,
+  NumberExpr
+} from "@ton-community/tlb-parser"
+import { serializeBoc } from "../boc.js"
+
+/** A cell in a TL-B value: printed as `markerBoc(cell)` unless it is replaced by its own decoding. */
+export class CellValue {
+  constructor(readonly cell: Cell) {}
+}
+
+export type TlbJson = string | CellValue | { readonly [key: string]: TlbJson }
+
+/** Thrown when the bits do not fit the type; callers turn it into "not decoded". */
+export const NO_PARSE: unique symbol = Symbol("no parse")
+
+interface Closure {
+  readonly expr: Expression
+  readonly env: Env
+}
+type Env = Map<string, number | Closure>
+
+export interface Cons {
+  readonly name: string | null
+  readonly type: string
+  readonly tagBits: string
+  readonly decl: Declaration
+  readonly hasFields: boolean
+}
+
+/** A scheme this interpreter cannot read (a bug of the scheme file, never of the data). */
+export class SchemeError extends Error {}
+
+const fail = (): never => {
+  throw NO_PARSE
+}
+
+const tagBitsOf = (tag: string | null): string => {
+  if (tag === null || tag === "$_" || tag === "#_") return ""
+  if (tag.startsWith("$")) return tag.slice(1)
+  return [...tag.slice(1)].map((d) => parseInt(d, 16).toString(2).padStart(4, "0")).join("")
+}
+
+/** The scheme, indexed by type name; constructors keep their order in the file. */
+export class Scheme {
+  readonly types = new Map<string, Array<Cons>>()
+
+  constructor(text: string) {
+    for (const decl of ast(text).declarations) {
+      const name = decl.constructorDef.name === "_" ? null : decl.constructorDef.name
+      const type = decl.combinator.name
+      const hasFields = decl.fields.some((f) => !(f instanceof FieldBuiltinDef) && !(f instanceof FieldCurlyExprDef))
+      const cons: Cons = { name, type, tagBits: tagBitsOf(decl.constructorDef.tag), decl, hasFields }
+      const list = this.types.get(type)
+      if (list) list.push(cons)
+      else this.types.set(type, [cons])
+    }
+  }
+
+  constructors(type: string): ReadonlyArray<Cons> {
+    const list = this.types.get(type)
+    if (!list) throw new SchemeError(`TL-B type ${type} is not in the scheme`)
+    return list
+  }
+}
+
+/** The BOC form ton-marker prints a cell in: vm::std_boc_serialize's default mode, no index and no CRC32C. */
+export const markerBoc = (cell: Cell): string => {
+  const withCrc = serializeBoc(cell)
+  const out = Buffer.from(withCrc.subarray(0, withCrc.length - 4))
+  out[4] = out[4]! & ~0x40
+  return out.toString("base64")
+}
+
+const HEX = "0123456789ABCDEF"
+
+/** td's BitSlice::to_hex: whole nibbles in upper case; a partial last nibble gets a completion tag and `_`. */
+const bitsHex = (s: Slice, n: number): string => {
+  if (s.remainingBits < n) fail()
+  let out = ""
+  let left = n
+  while (left >= 4) {
+    out += HEX[s.loadUint(4)]
+    left -= 4
+  }
+  if (left > 0) {
+    const v = (s.loadUint(left) << (4 - left)) | (1 << (3 - left))
+    out += HEX[v] + "_"
+  }
+  return out
+}
+
+const restCell = (s: Slice): Cell => {
+  const cell = s.asCell()
+  s.skip(s.remainingBits)
+  while (s.remainingRefs > 0) s.loadRef()
+  return cell
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true })
+
+/** tlb::SnakeString: the bytes of this cell's remaining bits and of its chain of single refs, as UTF-8. */
+const snakeString = (s: Slice): string => {
+  const bytes: Array<number> = []
+  let cur = s
+  for (let cells = 0; ; cells++) {
+    if (cells >= 1000) fail()
+    while (cur.remainingBits >= 8) bytes.push(cur.loadUint(8))
+    const tail = cur.remainingBits
+    if (tail > 0) bytes.push(cur.loadUint(tail) << (8 - tail))
+    if (cur.remainingRefs > 1) fail()
+    if (cur.remainingRefs === 0) break
+    cur = cur.loadRef().beginParse(true)
+  }
+  try {
+    return utf8.decode(Uint8Array.from(bytes))
+  } catch {
+    return fail()
+  }
+}
+
+/** Bits of `## n`, `#< n` (ceil(log2 n)) and `#<= n` (ceil(log2(n + 1))). */
+const natBits = (op: "##" | "#<" | "#<=", bound: number): number =>
+  op === "##" ? bound : op === "#<" ? (bound <= 1 ? 0 : (bound - 1).toString(2).length) : leqBits(bound)
+
+const leqBits = (bound: number): number => (bound <= 0 ? 0 : bound.toString(2).length)
+
+const checkBits = (s: Slice, n: number): void => {
+  if (n < 0 || s.remainingBits < n) fail()
+}
+
+const loadUnsigned = (s: Slice, n: number): bigint => {
+  checkBits(s, n)
+  return n === 0 ? 0n : s.loadUintBig(n)
+}
+
+const loadSigned = (s: Slice, n: number): bigint => {
+  checkBits(s, n)
+  return n === 0 ? 0n : s.loadIntBig(n)
+}
+
+const FIXED = /^(uint|int|bits)(\d+)$/
+
+export class Interpreter {
+  constructor(readonly scheme: Scheme) {}
+
+  private num(expr: Expression, env: Env): number | null {
+    if (expr instanceof NumberExpr) return expr.num
+    if (expr instanceof NameExpr) {
+      const v = env.get(expr.name)
+      return typeof v === "number" ? v : null
+    }
+    if (expr instanceof MathExpr) {
+      const l = this.num(expr.left, env)
+      const r = this.num(expr.right, env)
+      if (l === null || r === null) return null
+      return expr.op === "*" ? l * r : l + r
+    }
+    return null
+  }
+
+  private resolve(expr: Expression, env: Env): Closure {
+    let cur: Closure = { expr, env }
+    for (;;) {
+      if (!(cur.expr instanceof NameExpr)) return cur
+      const bound = cur.env.get(cur.expr.name)
+      if (bound === undefined || typeof bound === "number") return cur
+      cur = bound
+    }
+  }
+
+  private isCellType(expr: Expression): boolean {
+    return expr instanceof NameExpr && (expr.name === "Cell" || expr.name === "Any")
+  }
+
+  /** A value of type `expr` read from `s`. `direct`: the expression is a field's own type, not a type argument. */
+  value(expr0: Expression, env0: Env, s: Slice, direct = false): TlbJson {
+    const { expr, env } = this.resolve(expr0, env0)
+    if (expr instanceof CellRefExpr) {
+      if (s.remainingRefs < 1) fail()
+      const ref = s.loadRef()
+      const inner = this.resolve(expr.expr, env)
+      if (this.isCellType(inner.expr) || ref.isExotic) return new CellValue(ref)
+      return this.value(inner.expr, inner.env, ref.beginParse(), true)
+    }
+    if (expr instanceof BuiltinOneArgExpr) {
+      const bound = this.num(expr.arg, env)
+      if (bound === null) throw new SchemeError("unbound nat bound in scheme")
+      const n = natBits(expr.name, bound)
+      // tlbc prints a nat read through a type argument with the generic printer: the BOC of its bits.
+      if (!direct) {
+        checkBits(s, n)
+        return new CellValue(beginCell().storeBits(s.loadBits(n)).endCell())
+      }
+      return loadUnsigned(s, n).toString()
+    }
+    if (expr instanceof BuiltinZeroArgs) return loadUnsigned(s, 32).toString()
+    if (expr instanceof NameExpr) {
+      const name = expr.name
+      if (name === "Cell" || name === "Any") return new CellValue(restCell(s))
+      if (name === "SnakeString") return snakeString(s)
+      const fixed = FIXED.exec(name)
+      if (fixed) return this.fixed(fixed[1]!, Number(fixed[2]), s)
+      return this.typed(name, [], env, s)
+    }
+    if (expr instanceof CombinatorExpr) {
+      if (expr.name === "uint" || expr.name === "int" || expr.name === "bits") {
+        const n = this.num(expr.args[0]!, env)
+        if (n === null) throw new SchemeError(`unbound width in ${expr.name}`)
+        return this.fixed(expr.name, n, s)
+      }
+      return this.typed(expr.name, expr.args, env, s)
+    }
+    throw new SchemeError(`unsupported TL-B expression ${expr.constructor.name}`)
+  }
+
+  private fixed(kind: string, n: number, s: Slice): string {
+    if (kind === "bits") return bitsHex(s, n)
+    return (kind === "uint" ? loadUnsigned(s, n) : loadSigned(s, n)).toString()
+  }
+
+  /** A value of a scheme type applied to `args` (evaluated in `env`). */
+  typed(type: string, args: ReadonlyArray<Expression | number>, env: Env, s: Slice): TlbJson {
+    const actual = args.map((a) => {
+      if (typeof a === "number") return a
+      const n = this.num(a, env)
+      return n !== null ? n : ({ expr: a, env } satisfies Closure)
+    })
+    if (type === "HashmapE" || type === "Hashmap") return this.hashmap(type, actual, s)
+    for (const cons of this.scheme.constructors(type)) {
+      const bound = this.unify(cons, actual)
+      if (bound === null) continue
+      if (!this.tagMatches(cons, s)) continue
+      return this.construct(cons, bound, s)
+    }
+    return fail()
+  }
+
+  /**
+   * Dictionaries, read natively because their labels use negative type parameters (`HmLabel ~l n`), printed as
+   * tlbc prints the standard hashmap scheme: hashmap_empty / hashmap_root, hashmap_edge {label, node},
+   * hashmap_label_short {len: unary, s} / _long {n, s} / _same {v: {bit}, n}, hashmap_node_leaf {value} /
+   * hashmap_node_fork {left, right}; label bits are hex like every bit string.
+   */
+  private hashmap(type: string, actual: ReadonlyArray<number | Closure>, s: Slice): TlbJson {
+    const [n, value] = actual
+    if (typeof n !== "number" || value === undefined || typeof value === "number") {
+      throw new SchemeError(`${type} needs a width and a value type`)
+    }
+    if (type === "HashmapE") {
+      if (s.remainingBits < 1) fail()
+      if (!s.loadBit()) return { "@type": "hashmap_empty" }
+      if (s.remainingRefs < 1) fail()
+      return { "@type": "hashmap_root", root: this.edge(n, value, s.loadRef().beginParse()) }
+    }
+    return this.edge(n, value, s)
+  }
+
+  private edge(n: number, value: Closure, s: Slice): TlbJson {
+    const { label, length } = this.label(n, s)
+    const m = n - length
+    if (m < 0) fail()
+    let node: TlbJson
+    if (m === 0) node = { "@type": "hashmap_node_leaf", value: this.value(value.expr, value.env, s) }
+    else {
+      if (s.remainingRefs < 2) fail()
+      const left = this.edge(m - 1, value, s.loadRef().beginParse())
+      const right = this.edge(m - 1, value, s.loadRef().beginParse())
+      node = { "@type": "hashmap_node_fork", left, right }
+    }
+    return { "@type": "hashmap_edge", label, node }
+  }
+
+  private label(m: number, s: Slice): { label: TlbJson; length: number } {
+    if (s.remainingBits < 1) fail()
+    if (!s.loadBit()) {
+      let length = 0
+      const ones: Array<null> = []
+      for (;;) {
+        if (s.remainingBits < 1) fail()
+        if (!s.loadBit()) break
+        ones.push(null)
+        length++
+      }
+      if (length > m) fail()
+      let len: TlbJson = { "@type": "unary_zero" }
+      for (let i = 0; i < ones.length; i++) len = { "@type": "unary_succ", x: len }
+      return { label: { "@type": "hashmap_label_short", len, s: bitsHex(s, length) }, length }
+    }
+    if (s.remainingBits < 1) fail()
+    const same = s.loadBit()
+    const width = leqBits(m)
+    if (!same) {
+      const length = Number(loadUnsigned(s, width))
+      if (length > m) fail()
+      return { label: { "@type": "hashmap_label_long", n: String(length), s: bitsHex(s, length) }, length }
+    }
+    if (s.remainingBits < 1) fail()
+    const bit = s.loadBit() ? "1" : "0"
+    const length = Number(loadUnsigned(s, width))
+    if (length > m) fail()
+    return { label: { "@type": "hashmap_label_same", v: { bit }, n: String(length) }, length }
+  }
+
+  tagMatches(cons: Cons, s: Slice): boolean {
+    const len = cons.tagBits.length
+    if (len === 0) return true
+    if (s.remainingBits < len) return false
+    return s.preloadUint(len) === parseInt(cons.tagBits, 2)
+  }
+
+  private unify(cons: Cons, actual: ReadonlyArray<number | Closure>): Env | null {
+    const env: Env = new Map()
+    const patterns = cons.decl.combinator.args
+    if (patterns.length !== actual.length) return null
+    for (let i = 0; i < patterns.length; i++) {
+      const p = patterns[i]!
+      const a = actual[i]!
+      if (p instanceof NameExpr) env.set(p.name, a)
+      else if (p instanceof NumberExpr) {
+        if (a !== p.num) return null
+      } else if (p instanceof MathExpr && p.op === "+" && p.left instanceof NameExpr && p.right instanceof NumberExpr) {
+        if (typeof a !== "number" || a < p.right.num) return null
+        env.set(p.left.name, a - p.right.num)
+      } else return null
+    }
+    return env
+  }
+
+  /** One constructor: its tag is skipped (the caller checked it), then every explicit field in order. */
+  construct(cons: Cons, env: Env, s: Slice): TlbJson {
+    s.skip(cons.tagBits.length)
+    if (!cons.hasFields) return { "@type": cons.name ?? "" }
+    const out: Record<string, TlbJson> = cons.name === null ? {} : { "@type": cons.name }
+    for (const field of cons.decl.fields) {
+      if (field instanceof FieldBuiltinDef || field instanceof FieldCurlyExprDef) continue
+      if (!(field instanceof FieldNamedDef)) throw new SchemeError(`unsupported TL-B field in ${cons.name}`)
+      const key = field.name === "_" ? "" : field.name
+      const expr = field.expr
+      if (expr instanceof BuiltinOneArgExpr || expr instanceof BuiltinZeroArgs) {
+        const text = this.value(expr, env, s, true) as string
+        env.set(field.name, Number(text))
+        out[key] = text
+        continue
+      }
+      if (expr instanceof NameExpr) {
+        const fixed = FIXED.exec(expr.name)
+        if (fixed && fixed[1] !== "bits" && Number(fixed[2]) <= 32) {
+          const text = this.fixed(fixed[1]!, Number(fixed[2]), s)
+          env.set(field.name, Number(text))
+          out[key] = text
+          continue
+        }
+      }
+      out[key] = this.value(expr, env, s, true)
+    }
+    return out
+  }
+}
