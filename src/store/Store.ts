@@ -43,12 +43,12 @@ const doneAmong = (inner: string): string => `(SELECT mc_seqno FROM mc_blocks_do
 const blockKey = (id: BlockId): string =>
   `workchain = ${int32(id.workchain)} AND shard = ${int64(id.shard)} AND seqno = ${uint32(id.seqno)}`
 
+// Masterchain seqnos per bitmap of done blocks (8 KiB each; 50 million seqnos would be 6 MiB).
+const DONE_CHUNK = 65_536
+
 // Bounds the memo of done blocks: a few hundred bytes each, so about a megabyte at most.
 const DONE_BLOCKS_MEMO = 4096
 
-/** Decimal UInt64 text compared as numbers (no leading zeros: ClickHouse prints canonical decimals). */
-const compareDecimal = (a: string, b: string): number =>
-  a.length !== b.length ? a.length - b.length : a < b ? -1 : a > b ? 1 : 0
 
 type StateTuple = [
   hash: string,
@@ -62,18 +62,91 @@ type StateTuple = [
   code_hash: string | null
 ]
 
+/**
+ * One way to run a read statement, answering its rows as JSONEachRow text: a client (server or chdb), or a native
+ * embedded session already bound to the database with `readSettings` applied once (./readers.ts), which spares every
+ * statement the client's per-statement `USE` and `SET` prefix.
+ */
+export interface ReadConnection {
+  readonly jsonEachRow: (sql: string) => Promise<string>
+}
+
+/** A client as a read connection: the settings travel with every statement. */
+export const clientReader = (client: ClickHouseClient): ReadConnection => ({
+  jsonEachRow: async (query) =>
+    (await client.query({ query, format: "JSONEachRow", clickhouse_settings: readSettings })).text()
+})
+
+const isClient = (c: ClickHouseClient | ReadConnection): c is ClickHouseClient => !("jsonEachRow" in c)
+
+/** JSONEachRow text -> rows (JSON escapes newlines inside strings, so every line is one row). */
+const parseRows = <T>(text: string): Array<T> => {
+  const out: Array<T> = []
+  let start = 0
+  while (start < text.length) {
+    let end = text.indexOf("\n", start)
+    if (end < 0) end = text.length
+    if (end > start) out.push(JSON.parse(text.slice(start, end)) as T)
+    start = end + 1
+  }
+  return out
+}
+
 export class ClickHouseTxStore implements TxStore, PageTextStore {
   readonly pages: PageTextStore = this
   // A block of a done masterchain block never changes again (TxStore's invariant), so its header is remembered:
   // the v2 route asks for it on every page, and the page query then needs no `blocks` lookup of its own.
   private readonly doneBlocks = new Map<string, BlockRecord>()
-  private readonly clients: ReadonlyArray<{ readonly client: ClickHouseClient; inFlight: number }>
+  private readonly doneChunks = new Map<number, Promise<Uint8Array>>()
+  private readonly clients: ReadonlyArray<{ readonly reader: ReadConnection; inFlight: number }>
 
-  /** Several clients (connections to the same database) let statements of concurrent calls run side by side. */
-  constructor(clients: ClickHouseClient | ReadonlyArray<ClickHouseClient>) {
+  /** Several connections to the same database let statements of concurrent calls run side by side. */
+  constructor(clients: ClickHouseClient | ReadonlyArray<ClickHouseClient | ReadConnection>) {
     const list = Array.isArray(clients) ? clients : [clients as ClickHouseClient]
     if (list.length === 0) throw new RangeError("ClickHouseTxStore needs at least one client")
-    this.clients = list.map((client) => ({ client, inFlight: 0 }))
+    this.clients = list.map((c) => ({ reader: isClient(c) ? clientReader(c) : c, inFlight: 0 }))
+  }
+
+  /**
+   * Whether masterchain block `seqno` is done, from a bitmap of the marker loaded 65,536 seqnos at a time (one
+   * statement per range, 8 KiB each), so a page read needs no marker lookup of its own. Sound because a done block
+   * stays done: a clear bit only means "ask in the statement" (the block may have been finished since the load).
+   */
+  private async isMcDone(seqno: number): Promise<boolean> {
+    const chunk = Math.floor(seqno / DONE_CHUNK)
+    let bits = this.doneChunks.get(chunk)
+    if (bits === undefined) {
+      bits = this.loadDoneChunk(chunk)
+      this.doneChunks.set(chunk, bits)
+    }
+    const bitmap = await bits.catch(() => {
+      this.doneChunks.delete(chunk)
+      return new Uint8Array(DONE_CHUNK / 8)
+    })
+    const i = seqno - chunk * DONE_CHUNK
+    return (bitmap[i >> 3]! & (1 << (i & 7))) !== 0
+  }
+
+  private async loadDoneChunk(chunk: number): Promise<Uint8Array> {
+    const bitmap = new Uint8Array(DONE_CHUNK / 8)
+    const lo = chunk * DONE_CHUNK
+    const rows = await this.rows<{ s: number }>(
+      `SELECT mc_seqno AS s FROM mc_blocks_done WHERE mc_seqno BETWEEN ${uint32(lo)} AND ${uint32(lo + DONE_CHUNK - 1)}`
+    )
+    for (const { s } of rows) {
+      const i = Number(s) - lo
+      bitmap[i >> 3]! |= 1 << (i & 7)
+    }
+    return bitmap
+  }
+
+  /** Marks a block seen done by a marker-checked statement (its range's bitmap may predate it). */
+  private rememberMcDone(seqno: number): void {
+    const chunk = Math.floor(seqno / DONE_CHUNK)
+    void this.doneChunks.get(chunk)?.then((bitmap) => {
+      const i = seqno - chunk * DONE_CHUNK
+      bitmap[i >> 3]! |= 1 << (i & 7)
+    }, () => {})
   }
 
   private rememberDone(key: string, block: BlockRecord): void {
@@ -87,8 +160,7 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
     for (const c of this.clients) if (c.inFlight < pick.inFlight) pick = c
     pick.inFlight++
     try {
-      const rs = await pick.client.query({ query, format: "JSONEachRow", clickhouse_settings: readSettings })
-      return await rs.json<T>()
+      return parseRows<T>(await pick.reader.jsonEachRow(query))
     } finally {
       pick.inFlight--
     }
@@ -215,8 +287,9 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
   }
 
   /**
-   * A v3 page in one statement: the page's pieces (one key range of `tx_pages`, behind the completion marker), the
-   * account states they reference and, with the address book, the code hash of each address (as `codeHashes`).
+   * A v3 page in two statements: the page's pieces (one key range of `tx_pages`, behind the completion marker), then
+   * the account states they reference and, with the address book, the code hash of each address (as `codeHashes`),
+   * both looked up by the literal keys the first one returned (each table's sort key).
    */
   async v3PageText(
     seqno: number,
@@ -226,37 +299,43 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
     if (!isUInt32(seqno) || !isUInt32(o.limit) || !Number.isSafeInteger(o.offset) || o.offset < 0) return null
     const dir = o.sort === "asc" ? "ASC" : "DESC"
     const s = uint32(seqno)
-    // The same page, narrowed to the columns each part needs; a scalar subquery reads only what it names.
-    const page = (columns: string) =>
-      `SELECT ${columns} FROM tx_pages
-       WHERE mc_block_seqno = ${s} AND mc_block_seqno IN ${doneAmong(s)}
+    const done = await this.isMcDone(seqno)
+    const page = await this.rows<{
+      lt: string
+      account: string
+      v3: string
+      state_before: string
+      state_after: string
+      book?: Array<string>
+    }>(
+      `SELECT lt, account, v3, state_before, state_after${withAddressBook ? ", book" : ""} FROM tx_pages
+       WHERE mc_block_seqno = ${s}${done ? "" : ` AND mc_block_seqno IN ${doneAmong(s)}`}
        ORDER BY lt ${dir}, account ASC
        LIMIT ${uint32(o.limit)} OFFSET ${uint64Number(o.offset)}`
-    const bookOf = `SELECT arrayJoin(book) FROM (${page("lt, account, book")})`
+    )
+    if (page.length === 0) return null
+    if (!done) this.rememberMcDone(seqno)
+    const hashes = [...new Set(page.flatMap((t) => [t.state_before, t.state_after]))]
+    const book = new Set<string>()
+    if (withAddressBook) for (const t of page) for (const a of t.book ?? []) book.add(a)
+    const accounts = strArray(book.size > 0 ? [...book] : [""])
     const codes = withAddressBook
       ? `(SELECT groupArray((account, code_hash)) FROM (
            SELECT account, argMax(tuple(code_hash), mc_seqno).1 AS code_hash FROM latest_account_code
-           WHERE account IN (${bookOf})
-             AND mc_seqno IN ${doneAmong(`SELECT mc_seqno FROM latest_account_code WHERE account IN (${bookOf})`)}
+           WHERE account IN ${accounts}
+             AND mc_seqno IN ${doneAmong(`SELECT mc_seqno FROM latest_account_code WHERE account IN ${accounts}`)}
            GROUP BY account))`
       : "[]"
     const [r] = await this.rows<{
-      page: Array<[lt: string, account: string, v3: string, before: string, after: string, book: Array<string>]>
       states: Array<StateTuple>
       codes: Array<[account: string, code_hash: string | null]>
     }>(
       `SELECT
-         (SELECT groupArray((lt, account, v3, state_before, state_after, book))
-          FROM (${page("lt, account, v3, state_before, state_after, book")})) AS page,
          (SELECT groupArray((hash, known, account, balance, extra_currencies, account_status, frozen_hash, data_hash, code_hash))
-          FROM account_states
-          WHERE hash IN (SELECT arrayJoin([state_before, state_after]) FROM (${page("lt, account, state_before, state_after")}))
-         ) AS states,
+          FROM account_states WHERE hash IN ${strArray(hashes)}) AS states,
          ${codes} AS codes`
     )
-    if (r === undefined || r.page.length === 0) return null
-    const sign = dir === "ASC" ? 1 : -1
-    const rows = r.page.sort((a, b) => sign * compareDecimal(a[0], b[0]) || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0))
+    if (r === undefined) return null
     // A hash may have a hash-only row beside the full one until merges fold them: the known one wins (as FINAL).
     const best = new Map<string, StateTuple>()
     for (const t of r.states) {
@@ -276,12 +355,10 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
         code_hash: t[8]
       })
     }
-    const book = new Set<string>()
-    if (withAddressBook) for (const row of rows) for (const a of row[5]) book.add(a)
     const codeHashes = new Map<string, string | null>()
     for (const [account, code] of r.codes) codeHashes.set(account, code)
     return {
-      txs: rows.map((row) => ({ v3: row[2], before: row[3], after: row[4] })),
+      txs: page.map((t) => ({ v3: t.v3, before: t.state_before, after: t.state_after })),
       states,
       book: [...book],
       codeHashes

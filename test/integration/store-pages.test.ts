@@ -2,7 +2,8 @@
  * The page table (`tx_pages`, sql/0100) on the real engine: a store written without it (as before the migration)
  * answers from records, the backfill gives every done block its pieces exactly once, and the pages then serve every
  * v3 and v2 page byte for byte as the renderers do over the same records (the in-memory store); pieces of a block
- * without completion marker are invisible and removed by the start-up cleanup.
+ * without completion marker are invisible and removed by the start-up cleanup. The API's own read connections (native
+ * sessions on embedded chdb, ../../src/store/readers.ts) answer the same bytes as the client.
  */
 import type { FastifyInstance } from "fastify"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -10,6 +11,7 @@ import { buildApp, type ApiAppConfig } from "../../src/api/app.js"
 import { flattenBundles, INSERT_ORDER } from "../../src/flatten/index.js"
 import { backfillTxPages, blocksWithoutPages } from "../../src/store/backfillPages.js"
 import { deleteIncomplete } from "../../src/sink/deleteIncomplete.js"
+import { readClients, type ReadClients } from "../../src/store/readers.js"
 import { ClickHouseTxStore } from "../../src/store/Store.js"
 import { testClickHouse, type TestClickHouse } from "../support/integration.js"
 import { MemoryTxStore } from "../../tools/fake/memoryStore.js"
@@ -24,6 +26,8 @@ let ch: TestClickHouse
 let store: ClickHouseTxStore
 let fromClickHouse: FastifyInstance
 let fromMemory: FastifyInstance
+let readers: ReadClients
+let fromReaders: FastifyInstance
 
 const count = async (sql: string): Promise<number> => {
   const [r] = await (await ch.client.query({ query: sql, format: "JSONEachRow" })).json<{ n: string }>()
@@ -31,9 +35,10 @@ const count = async (sql: string): Promise<number> => {
 }
 
 const both = async (url: string) => {
-  const [a, b] = await Promise.all([fromClickHouse.inject(url), fromMemory.inject(url)])
+  const [a, b, c] = await Promise.all([fromClickHouse.inject(url), fromMemory.inject(url), fromReaders.inject(url)])
   expect(a.statusCode, url).toBe(200)
   expect(a.body, url).toBe(b.body)
+  expect(c.body, url).toBe(b.body)
 }
 
 const everyPage = async () => {
@@ -62,6 +67,8 @@ beforeAll(async () => {
   }
   store = new ClickHouseTxStore(ch.client)
   fromClickHouse = buildApp({ store, config, clock })
+  readers = readClients(ch, 2)
+  fromReaders = buildApp({ store: new ClickHouseTxStore(readers.clients), config, clock })
   fromMemory = buildApp({
     store: new MemoryTxStore(
       bundles.map((b) => ({
@@ -80,6 +87,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await fromClickHouse?.close()
+  await fromReaders?.close()
+  await readers?.close()
   await ch?.close()
 })
 

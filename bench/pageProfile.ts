@@ -1,0 +1,133 @@
+// Where one uncached page's time goes, statement by statement: over a store kept by `bench:ingest --store`
+// (BENCH_STORE_DIR), in this process, each statement the read path may issue for one v3 and one v2 page is run
+// BENCH_RUNS times (default 30) on a native chdb session and timed as the engine reports it (elapsed) and as the caller
+// sees it (wall, including formatting and the copy into Node); then the store's own calls and the Node-side assembly
+// of the answer. Prints medians; numbers are printed, never asserted. BENCH_MC picks the masterchain block (default:
+// the block with the most transactions among the first 200).
+import { Session } from "chdb"
+import { readFileSync } from "node:fs"
+import { loadavg } from "node:os"
+import { makeClickHouseClient } from "../src/clickhouse/ClickHouse.js"
+import { readClients } from "../src/store/readers.js"
+import { ClickHouseTxStore } from "../src/store/Store.js"
+import { v3Tail } from "../src/store/pages.js"
+import { renderAddressBookOf } from "../src/ton/v3.js"
+import { goJson, sortedRecord } from "../src/api/json.js"
+
+const dir = process.env.BENCH_STORE_DIR
+if (dir === undefined) throw new Error("BENCH_STORE_DIR: a store kept by `npm run bench:ingest -- --store DIR`")
+const database = process.env.CLICKHOUSE_DATABASE ?? "ton"
+const runs = Number(process.env.BENCH_RUNS ?? 30)
+const median = (xs: Array<number>): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+
+const stamp = JSON.parse(readFileSync(`${dir}/bench-store.json`, "utf8")) as { txs: number }
+const session = new Session(dir)
+session.query(`USE ${database}`)
+
+const timeStatement = async (name: string, sql: string, format = "JSONEachRow"): Promise<string> => {
+  let text = ""
+  const wall: Array<number> = []
+  const engine: Array<number> = []
+  for (let i = 0; i <= runs; i++) {
+    const t0 = performance.now()
+    const r = await session.queryAsync(sql, { format })
+    text = r.text()
+    if (i === 0) continue // the first run warms the marks and the caches
+    wall.push(performance.now() - t0)
+    engine.push(r.elapsed * 1000)
+  }
+  console.log(
+    `${name.padEnd(58)} wall ${median(wall).toFixed(2).padStart(7)} ms  engine ${median(engine).toFixed(2).padStart(7)} ms  ` +
+      `out ${(text.length / 1024).toFixed(1).padStart(6)} KiB`
+  )
+  return text
+}
+
+const timeCall = async <A>(name: string, f: () => Promise<A>): Promise<A> => {
+  let out = await f()
+  const ts: Array<number> = []
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now()
+    out = await f()
+    ts.push(performance.now() - t0)
+  }
+  console.log(`${name.padEnd(58)} wall ${median(ts).toFixed(2).padStart(7)} ms`)
+  return out
+}
+
+const first = JSON.parse(
+  session.query(
+    process.env.BENCH_MC
+      ? `SELECT ${Number(process.env.BENCH_MC)} AS s`
+      : "SELECT mc_seqno AS s FROM mc_blocks_done ORDER BY tx_count DESC, mc_seqno LIMIT 1",
+    "JSONEachRow"
+  )
+) as { s: number }
+const s = Number(first.s)
+console.log(`bench:pages store=${dir} transactions=${stamp.txs} mc=${s} runs=${runs} load=${loadavg()[0]!.toFixed(1)}`)
+
+const page = (columns: string) =>
+  `SELECT ${columns} FROM tx_pages WHERE mc_block_seqno = ${s} ORDER BY lt DESC, account ASC LIMIT 40`
+await timeStatement("SELECT 1", "SELECT 1")
+await timeStatement("USE db; SELECT 1 (the client's database prefix)", `USE ${database}; SELECT 1`)
+await timeStatement("marker: count() FROM mc_blocks_done WHERE mc_seqno = s", `SELECT count() FROM mc_blocks_done WHERE mc_seqno = ${s}`)
+await timeStatement("v3 page keys only (lt, account)", page("lt, account"))
+await timeStatement("v3 page hashes + book", page("lt, account, state_before, state_after, book"))
+const rowsText = await timeStatement("v3 page all columns (v3, states, book)", page("lt, account, v3, state_before, state_after, book"))
+await timeStatement("v3 page all columns, TSV", page("lt, account, v3, state_before, state_after, book"), "TabSeparated")
+await timeStatement(
+  "v3 page all columns, max_threads=1",
+  `${page("lt, account, v3, state_before, state_after, book")} SETTINGS max_threads = 1`
+)
+const rows = rowsText
+  .split("\n")
+  .filter((l) => l.length > 0)
+  .map((l) => JSON.parse(l) as { v3: string; state_before: string; state_after: string; book: Array<string> })
+const hashes = [...new Set(rows.flatMap((r) => [r.state_before, r.state_after]))]
+const book = [...new Set(rows.flatMap((r) => r.book))]
+const lit = (xs: Array<string>) => `[${xs.map((x) => `'${x}'`).join(",")}]`
+await timeStatement(
+  `states: account_states WHERE hash IN literal (${hashes.length})`,
+  `SELECT * FROM account_states WHERE hash IN ${lit(hashes)}`
+)
+await timeStatement(
+  `codes: latest_account_code WHERE account IN literal (${book.length})`,
+  `SELECT account, argMax(tuple(code_hash), mc_seqno).1 AS code_hash FROM latest_account_code WHERE account IN ${lit(book)} GROUP BY account`
+)
+const first2 = JSON.parse(
+  session.query(
+    `SELECT block_workchain AS w, toString(block_shard) AS sh, block_seqno AS b, mc_block_seqno AS m FROM tx_pages
+     WHERE block_workchain = 0 GROUP BY w, sh, b, m ORDER BY count() DESC LIMIT 1`,
+    "JSONEachRow"
+  )
+) as { w: number; sh: string; b: number; m: number }
+await timeStatement(
+  "v2 page: v2 FROM tx_pages (key range)",
+  `SELECT v2 FROM tx_pages WHERE mc_block_seqno = ${first2.m} AND block_workchain = 0 AND block_shard = ${first2.sh}
+   AND block_seqno = ${first2.b} ORDER BY account, lt LIMIT 40`
+)
+session.close()
+
+// The store's own calls, through the client (@clickhouse/client over chdb: a `USE` and `SET`s before each statement)
+// and through the API's read connections (native sessions prepared once), and the Node-side assembly.
+const handle = await makeClickHouseClient({ url: undefined, user: "default", password: "", database, dataDir: dir })
+const readers = readClients(handle, 1)
+const block = await new ClickHouseTxStore(handle.client).blockById({ workchain: 0, shard: first2.sh, seqno: first2.b })
+let v3: Awaited<ReturnType<ClickHouseTxStore["v3PageText"]>> = null
+for (const [via, store] of [
+  ["client", new ClickHouseTxStore(handle.client)],
+  ["sessions", new ClickHouseTxStore(readers.clients)]
+] as const) {
+  v3 = await timeCall(`store.v3PageText limit=40 with address book (${via})`, () =>
+    store.v3PageText(s, { limit: 40, offset: 0, sort: "desc" }, true)
+  )
+  await timeCall(`store.v2PageText count=40 (${via})`, () => store.v2PageText(block!, null, 40))
+}
+await readers.close()
+await timeCall("node: v3 answer from the page (tails, address book, JSON)", async () => {
+  const p = v3!
+  const b = renderAddressBookOf(p.book, p.codeHashes, { testnet: false })
+  const txs = p.txs.map((t) => t.v3 + v3Tail(t.before, t.after, p.states))
+  return `{"transactions":[${txs.join(",")}],"address_book":${goJson(sortedRecord(Object.entries(b)))}}`
+})
+await handle.client.close()
