@@ -78,6 +78,14 @@ export interface EngineResult {
  */
 export interface EmbeddedEngine {
   readonly run: (sql: string, o: { readonly format: string; readonly params?: Record<string, string> }) => Promise<EngineResult>
+  /** Rows in `format` into `table` (database-qualified), parsed from the bytes as they are. */
+  readonly insert: (o: {
+    readonly table: string
+    readonly columns?: ReadonlyArray<string> | undefined
+    readonly format: string
+    readonly body: Buffer
+    readonly settings?: Record<string, string | number>
+  }) => Promise<void>
 }
 
 /** A client bound to one database, and what it runs on. Close it with `client.close()`. */
@@ -162,6 +170,18 @@ const releaseEngine = async (shared: SharedEngine): Promise<void> => {
 }
 
 export type ChdbConnection = ReturnType<typeof createChdbConnection>
+type RawInsertFormat = Parameters<ChdbConnection["chdb"]["rawInsert"]>[0]["format"]
+/** Formats chdb's raw insert parses from the bytes as they are. */
+const RAW_INSERT_FORMATS: ReadonlySet<string> = new Set([
+  "JSONEachRow",
+  "JSONCompactEachRow",
+  "CSV",
+  "CSVWithNames",
+  "TSV",
+  "TabSeparated",
+  "TSVWithNames",
+  "TabSeparatedWithNames"
+])
 // chdb compiles against its own copy of @clickhouse/client-common; the shapes match, the declarations do not.
 export type ClientConnection = NonNullable<NonNullable<Parameters<typeof createClient>[0]>["connection"]>
 
@@ -291,13 +311,17 @@ const makeServerClient = async (cfg: ClickHouseClientConfig & { url: string }): 
   const client = createClient({ ...common, database: cfg.database })
   const insertEncoded = async (insert: EncodedInsert): Promise<void> => {
     if (insert.body.length === 0) return
-    await client.insert({
-      table: insert.table,
-      columns: [...insert.columns] as [string, ...Array<string>],
-      // A byte stream (not object mode) is sent unchanged as the request body.
+    // The client's insert takes JSON formats only as object streams; exec sends the bytes as they are, the
+    // statement going in the URL as @clickhouse/client's own inserts send it.
+    const r = await client.exec({
+      query: `INSERT INTO ${quoteIdent(insert.table)} (${insert.columns.map(quoteIdent).join(", ")}) FORMAT ${insert.format}`,
       values: Readable.from([insert.body], { objectMode: false }),
-      format: insert.format,
       clickhouse_settings: insert.settings ?? {}
+    })
+    r.stream.resume()
+    await new Promise<void>((resolve, reject) => {
+      r.stream.once("end", resolve)
+      r.stream.once("error", reject)
     })
   }
   return { client, database: cfg.database, backend: "server", location: cfg.url, insertEncoded }
@@ -348,6 +372,29 @@ const makeChdbClient = async (cfg: ClickHouseClientConfig): Promise<ClickHouseHa
       }
       const r = await shared.connection.chdb.queryAsync(sql, { format })
       return { bytes: r.bytes(), rowsRead: r.rowsRead, bytesRead: r.bytesRead, elapsedSec: r.elapsed }
+    },
+    insert: async ({ table, columns, format, body, settings }) => {
+      if (isClosed()) throw new Error("ClickHouse client is closed")
+      if (body.length === 0) return
+      const all = { ...(clickHouseSettings as Record<string, string | number>), ...settings }
+      if (RAW_INSERT_FORMATS.has(format)) {
+        await shared.connection.chdb.rawInsert({
+          table,
+          ...(columns === undefined ? {} : { columns }),
+          values: body,
+          format: format as RawInsertFormat,
+          settings: all
+        })
+        return
+      }
+      // Formats the raw path does not take are parsed from the statement's text, data after the FORMAT clause.
+      const cols = columns === undefined ? "" : ` (${columns.map(quoteIdent).join(", ")})`
+      const clause = Object.entries(all)
+        .map(([k, v]) => `${quoteIdent(k)} = ${typeof v === "number" ? v : `'${String(v).replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`}`)
+        .join(", ")
+      await shared.connection.chdb.queryAsync(
+        `INSERT INTO ${table}${cols} SETTINGS ${clause} FORMAT ${quoteIdent(format)}\n${body.toString("utf8")}`
+      )
     }
   }
   return { client, database: cfg.database, backend: "chdb", location: path, insertEncoded, embedded }
