@@ -17,6 +17,8 @@ export interface KafkaSettings {
   readonly clientId: string
   readonly topicPrefix: string
   readonly partitions: number
+  /** Partitions of the bundle topic: bundle s goes to partition s mod this (1 keeps one total order). */
+  readonly blockPartitions: number
   readonly maxMessageBytes: number
 }
 
@@ -215,7 +217,13 @@ export const settings = {
     dataDir: setting("KAFKA_DATA_DIR", ".data/kafka", "Data directory of the local broker", nonEmpty),
     clientId: setting("KAFKA_CLIENT_ID", "ton-exporter", "Kafka client id", nonEmpty),
     topicPrefix: setting("KAFKA_TOPIC_PREFIX", "ton", "Topic names start with <prefix>.<network>.", nonEmpty),
-    partitions: setting("KAFKA_PARTITIONS", "6", "Partitions of the transactions topic, keyed by account (the blocks topic keeps one)", int(1, 10_000)),
+    partitions: setting("KAFKA_PARTITIONS", "6", "Partitions of the transactions topic, keyed by account", int(1, 10_000)),
+    blockPartitions: setting(
+      "KAFKA_BLOCK_PARTITIONS",
+      "1",
+      "Partitions of the blocks topic (bundle s in partition s mod N); more than 1 lets that many consumers share the load",
+      int(1, 1_000)
+    ),
     maxMessageBytes: setting(
       "KAFKA_MAX_MESSAGE_BYTES",
       "67108864",

@@ -107,7 +107,13 @@ export const runProducer = (run: ProducerRun, decode: DecodeTransaction) =>
     if (run.mode === "backfill" && (run.from === undefined || run.to === undefined)) {
       return yield* Effect.dieMessage("backfill needs both --from and --to")
     }
-    const transactionalId = run.transactionalId ?? `${client.clientId}.${client.network}.producer`
+    // A backfill's id names its range: producers over disjoint ranges run side by side without fencing each other,
+    // and a restart of the same range fences its own predecessor.
+    const transactionalId =
+      run.transactionalId ??
+      (run.mode === "backfill"
+        ? `${client.clientId}.${client.network}.producer.${run.from}-${run.to}`
+        : `${client.clientId}.${client.network}.producer`)
     const tracker = new ProgressTracker()
     const reporter = new ProgressReporter("producer", tracker)
     const totals = { first: undefined as number | undefined, last: undefined as number | undefined, bundles: 0, transactions: 0, deadLetters: 0 }
@@ -205,7 +211,10 @@ export const runProducer = (run: ProducerRun, decode: DecodeTransaction) =>
     // starts from what Kafka says is committed, whatever the failed attempt had in flight.
     const attempt = Effect.scoped(
       Effect.gen(function* () {
-        const publisher = yield* makeBundlePublisher(transactionalId)
+        const publisher = yield* makeBundlePublisher(
+          transactionalId,
+          run.mode === "backfill" ? { from: run.from!, to: run.to! } : undefined
+        )
         const last = yield* publisher.lastCommitted
         const start = startSeqno(run, last, run.mode === "backfill" ? 0 : yield* head)
         if (end !== undefined && start > end) return
@@ -223,12 +232,30 @@ export const runProducer = (run: ProducerRun, decode: DecodeTransaction) =>
           })
           yield* Effect.logInfo(`producer: re-read ${learned} bundles from mc ${from} for trace and state history`)
         }
-        history.warm = true
         // Workers live as long as the attempt: one that dies fails it, and the next attempt starts a fresh pool.
         const decodeBundle =
           decodeWorkers > 0
             ? (yield* makeDecodePool({ workers: decodeWorkers, network: client.network })).prepare
             : onMainThread
+        // A backfill starting at FROM (another producer may be filling the range before it) learns the history from
+        // the blocks just before FROM, fetched upstream and not published, so its trace ids and account states are
+        // those a single producer over the whole chain would write (within `historyBlocks`).
+        if (!history.warm && run.mode === "backfill" && start === run.from && start > 0) {
+          const from = Math.max(0, start - (run.historyBlocks ?? 256))
+          let learned = 0
+          yield* Stream.range(from, start - 1).pipe(
+            Stream.mapEffect((seqno) => fetch(seqno, decodeBundle), { concurrency: prefetch }),
+            Stream.runForEach((item) =>
+              Effect.sync(() => {
+                if (item.bundle === null) return
+                completeBundle(item.mcSeqno, item.drafts, item.accountStates, history)
+                learned++
+              })
+            )
+          )
+          yield* Effect.logInfo(`producer: learned history from ${learned} upstream bundles before mc ${start}`)
+        }
+        history.warm = true
         yield* Effect.logInfo(
           `producer: ${run.mode} from mc ${start}${end === undefined ? " on" : ` to ${end}`}, decoding on ` +
             (decodeWorkers > 0 ? `${decodeWorkers} worker thread${decodeWorkers === 1 ? "" : "s"}` : "the main thread")
