@@ -61,6 +61,8 @@ export interface ProducerSettings {
   readonly to: number | undefined
   /** Worker threads that decode bundles; 0 decodes on the main thread. */
   readonly decodeWorkers: number
+  /** Blocks before PRODUCER_FROM a backfill fetches (not publishes) to learn trace history; 0 learns none. */
+  readonly learnBlocks: number
 }
 
 export interface ConsumerSettings {
@@ -293,6 +295,12 @@ export const settings = {
       "",
       "Threads decoding transactions; empty means the cores minus one (at least 1), 0 decodes on the main thread",
       optionalInt(0, 256)
+    ),
+    learnBlocks: setting(
+      "PRODUCER_LEARN_BLOCKS",
+      "0",
+      "Blocks before PRODUCER_FROM a backfill reads (unpublished) for trace ids; 256 for one of several range backfills",
+      int(0, 100_000)
     )
   },
   consumer: {

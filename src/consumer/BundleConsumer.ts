@@ -85,6 +85,7 @@ export const runConsumer = (run: ConsumerRun) =>
         const buffer = new BatchBuffer()
         const lock = makeLock()
         let heartbeat: () => Promise<void> = async () => undefined
+        let kafkaHeartbeat: () => Promise<void> = async () => undefined
         // Ownership as this member knows it: the epoch moves when a rebalance begins or ends, so a flush that saw
         // another epoch at its start no longer owns what it holds. A member silent past half its session timeout
         // may have been expired by the group: it writes nothing more until it hears from the coordinator again.
@@ -125,10 +126,17 @@ export const runConsumer = (run: ConsumerRun) =>
           cleaned = new Set()
           void lock(async () => buffer.clear())
         })
-        const scopeNow = (): WriteScope | undefined => {
+        // A failed heartbeat means the group is rebalancing (or dropped this member): the epoch moves at once.
+        heartbeat = () =>
+          kafkaHeartbeat().catch((e: unknown) => {
+            epoch++
+            throw e
+          })
+        const scopeNow = (): (WriteScope & { readonly epoch: number }) | undefined => {
           if (!grouped) return undefined
           const at = epoch
           return {
+            epoch: at,
             guard: () => epoch === at && Date.now() - lastHeartbeatAt < sessionTimeoutMs / 2,
             scope: { count: partitions, owned }
           }
@@ -152,8 +160,20 @@ export const runConsumer = (run: ConsumerRun) =>
               if (Either.isLeft(written)) {
                 const e = written.left
                 if (e._tag !== "SinkFenced") throw e
-                // Nothing committed: the partitions' owner after the rebalance writes these blocks again.
-                await runPromise(Effect.logInfo(`consumer: ${e.message}; left to the partitions' new owner`))
+                // Nothing committed: the partitions' owner after the rebalance writes these blocks again. Without a
+                // rebalance (this member only lost touch with the coordinator for a while) it is still this one:
+                // fetching goes back to the first record given up.
+                await runPromise(Effect.logInfo(`consumer: ${e.message}; left to the partitions' owner`))
+                if (group !== undefined && epoch === group.epoch) {
+                  const firsts = new Map<number, bigint>()
+                  for (const i of items) {
+                    const p = i.partition ?? 0
+                    if (!firsts.has(p) || i.offset < firsts.get(p)!) firsts.set(p, i.offset)
+                  }
+                  for (const [partition, offset] of firsts) {
+                    consumer.seek({ topic: client.topics.blocks, partition, offset: offset.toString() })
+                  }
+                }
                 return
               }
               const result = written.right
@@ -183,7 +203,7 @@ export const runConsumer = (run: ConsumerRun) =>
           })
 
         const eachBatch = async ({ batch, resolveOffset, heartbeat: hb, isRunning, isStale }: EachBatchPayload) => {
-          heartbeat = hb
+          kafkaHeartbeat = hb
           const partition = batch.partition
           if (grouped && !cleaned.has(partition)) {
             // First records of a partition this member just received: rows its former owner left without marker

@@ -52,6 +52,12 @@ export interface ProducerRun {
    * for the transactions topic (default 256): a message whose sender is further back starts a new trace.
    */
   readonly historyBlocks?: number
+  /**
+   * Blocks before `from` a backfill that starts there fetches from upstream, without publishing them, to learn trace
+   * ids and account states (default 0): with several producers over adjacent ranges, a trace that crosses a range
+   * boundary then keeps its root, as with one producer. Blocks upstream cannot serve are passed over.
+   */
+  readonly learnBlocks?: number
 }
 
 export interface ProducerSummary {
@@ -239,16 +245,28 @@ export const runProducer = (run: ProducerRun, decode: DecodeTransaction) =>
             : onMainThread
         // A backfill starting at FROM (another producer may be filling the range before it) learns the history from
         // the blocks just before FROM, fetched upstream and not published, so its trace ids and account states are
-        // those a single producer over the whole chain would write (within `historyBlocks`).
-        if (!history.warm && run.mode === "backfill" && start === run.from && start > 0) {
-          const from = Math.max(0, start - (run.historyBlocks ?? 256))
+        // those a single producer over the whole chain would write (within `learnBlocks`).
+        const learnBlocks = run.learnBlocks ?? 0
+        if (!history.warm && run.mode === "backfill" && start === run.from && start > 0 && learnBlocks > 0) {
+          const from = Math.max(0, start - learnBlocks)
           let learned = 0
           yield* Stream.range(from, start - 1).pipe(
-            Stream.mapEffect((seqno) => fetch(seqno, decodeBundle), { concurrency: prefetch }),
+            Stream.mapEffect(
+              (seqno) =>
+                upstream.bundle(seqno).pipe(
+                  Effect.flatMap(decodeBundle),
+                  Effect.map(Option.some),
+                  Effect.catchIf(
+                    (e): e is UpstreamError => e instanceof UpstreamError && (permanent(e) || e.reason === "not_found"),
+                    () => Effect.succeed(Option.none<Prepared>())
+                  )
+                ),
+              { concurrency: prefetch }
+            ),
             Stream.runForEach((item) =>
               Effect.sync(() => {
-                if (item.bundle === null) return
-                completeBundle(item.mcSeqno, item.drafts, item.accountStates, history)
+                if (Option.isNone(item) || item.value.bundle === null) return
+                completeBundle(item.value.mcSeqno, item.value.drafts, item.value.accountStates, history)
                 learned++
               })
             )
@@ -323,7 +341,7 @@ export class Producer extends Context.Tag("ton-exporter/Producer")<
   /** From the PRODUCER_* settings. */
   static readonly layer = Layer.unwrapEffect(
     Effect.map(ProducerConfig, (c) =>
-      Producer.layerWith({ mode: c.mode, from: c.from, to: c.to, decodeWorkers: c.decodeWorkers })
+      Producer.layerWith({ mode: c.mode, from: c.from, to: c.to, decodeWorkers: c.decodeWorkers, learnBlocks: c.learnBlocks })
     )
   )
 }

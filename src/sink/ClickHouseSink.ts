@@ -161,7 +161,12 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
         for (const table of INSERT_ORDER) {
           const encoder = encoders.get(table)!
           if (encoder.rows === 0) continue
-          yield* owning(table === "mc_blocks_done" ? "the completion markers" : `the ${table} rows`)
+          if (group !== undefined) {
+            // A heartbeat right before the check keeps "heard from the coordinator" fresh (and a failed one, which
+            // means a rebalance, moves the epoch).
+            yield* Effect.promise(() => heartbeat().catch(() => undefined))
+            yield* owning(table === "mc_blocks_done" ? "the completion markers" : `the ${table} rows`)
+          }
           const { columns, body, rows } = encoder.finish()
           const endTimer = metrics.consumerInsertSeconds.startTimer({ table })
           const insert = Effect.tryPromise({
