@@ -30,6 +30,8 @@ export interface ClickHouseSettings {
   readonly password: Redacted.Redacted<string>
   readonly database: string
   readonly dataDir: string
+  /** A cluster of CLICKHOUSE_URL's server: migrations create replicated local tables and distributed ones on it. */
+  readonly cluster: string
 }
 
 export interface ToncenterSettings {
@@ -242,7 +244,16 @@ export const settings = {
         ? Either.right(raw.trim())
         : Either.left(`expected an identifier [A-Za-z_][A-Za-z0-9_]*, got ${JSON.stringify(raw)}`)
     ),
-    dataDir: setting("CLICKHOUSE_DATA_DIR", ".data/chdb", "Data directory of embedded chdb", nonEmpty)
+    dataDir: setting("CLICKHOUSE_DATA_DIR", ".data/chdb", "Data directory of embedded chdb", nonEmpty),
+    cluster: setting(
+      "CLICKHOUSE_CLUSTER",
+      "",
+      "Cluster name (server only): tables become Replicated*MergeTree <t>_local ON CLUSTER plus Distributed <t>",
+      (raw) =>
+        raw.trim() === "" || /^[A-Za-z_][A-Za-z0-9_]*$/.test(raw.trim())
+          ? Either.right(raw.trim())
+          : Either.left(`must be a plain identifier, got ${JSON.stringify(raw)}`)
+    )
   },
   toncenter: {
     url: setting("TONCENTER_URL", "", "toncenter base URL; empty serves bundled recorded data locally", httpUrl),

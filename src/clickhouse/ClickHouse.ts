@@ -102,11 +102,15 @@ export interface ClickHouseHandle {
   readonly insertEncoded: (insert: EncodedInsert) => Promise<void>
   /** Only with the embedded engine (chdb): undefined when a ClickHouse server serves the data itself. */
   readonly embedded?: EmbeddedEngine
+  /** The cluster the database lives on (CLICKHOUSE_CLUSTER); undefined for one server or embedded chdb. */
+  readonly cluster?: string
 }
 
 /** What a client needs; `ClickHouseSettings` from config.ts satisfies it. */
 export type ClickHouseClientConfig = Pick<ClickHouseSettings, "url" | "user" | "database" | "dataDir"> & {
   readonly password: string
+  /** CLICKHOUSE_CLUSTER: empty or absent for a single server (and always for embedded chdb). */
+  readonly cluster?: string
 }
 
 const quoteIdent = (name: string): string => {
@@ -294,14 +298,18 @@ const makeServerClient = async (cfg: ClickHouseClientConfig & { url: string }): 
     url: cfg.url,
     username: cfg.user,
     password: cfg.password,
-    clickhouse_settings: clickHouseSettings,
+    // On a cluster an insert into a distributed table returns once the shards have the rows, so the completion
+    // marker, written last, is never ahead of the rows it vouches for.
+    clickhouse_settings: cfg.cluster ? ({ ...clickHouseSettings, insert_distributed_sync: 1 } as ChSettings) : clickHouseSettings,
     request_timeout: 300_000
   }
   // Silent: its failure is reported once, as a ClickHouseError naming the setting, not as a logged stack.
   const admin = createClient({ ...common, request_timeout: CONNECT_TIMEOUT_MS, log: { level: ClickHouseLogLevel.OFF } })
   try {
     // A ping says nothing about credentials, so the first real statement doubles as the connectivity check.
-    await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${quoteIdent(cfg.database)}` })
+    await admin.command({
+      query: `CREATE DATABASE IF NOT EXISTS ${quoteIdent(cfg.database)}${cfg.cluster ? ` ON CLUSTER ${quoteIdent(cfg.cluster)}` : ""}`
+    })
   } catch (cause) {
     // A read-only user (or another exporter's read-only SQL endpoint) cannot create it, but can read one that exists.
     if (!(isReadOnlyRefusal(cause) && (await databaseExists(admin, cfg.database)))) throw classifyServerError(cfg, cause)
@@ -324,7 +332,14 @@ const makeServerClient = async (cfg: ClickHouseClientConfig & { url: string }): 
       r.stream.once("error", reject)
     })
   }
-  return { client, database: cfg.database, backend: "server", location: cfg.url, insertEncoded }
+  return {
+    client,
+    database: cfg.database,
+    backend: "server",
+    location: cfg.url,
+    insertEncoded,
+    ...(cfg.cluster ? { cluster: cfg.cluster } : {})
+  }
 }
 
 const makeChdbClient = async (cfg: ClickHouseClientConfig): Promise<ClickHouseHandle> => {
@@ -406,6 +421,12 @@ const makeChdbClient = async (cfg: ClickHouseClientConfig): Promise<ClickHouseHa
  */
 export const makeClickHouseClient = async (cfg: ClickHouseClientConfig): Promise<ClickHouseHandle> => {
   quoteIdent(cfg.database)
+  if (cfg.cluster && !(cfg.url !== undefined && cfg.url !== "")) {
+    throw new ClickHouseError({
+      reason: "QueryFailed",
+      message: `CLICKHOUSE_CLUSTER=${cfg.cluster}: a cluster needs CLICKHOUSE_URL (embedded chdb is one node)`
+    })
+  }
   return cfg.url !== undefined && cfg.url !== "" ? makeServerClient({ ...cfg, url: cfg.url }) : makeChdbClient(cfg)
 }
 

@@ -226,6 +226,7 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
         try: () =>
           deleteIncomplete(ch.client, {
             fromSeqno: sorted[0]!.bundle.mc_seqno,
+            ...(ch.cluster ? { cluster: ch.cluster } : {}),
             ...(group === undefined ? {} : { scope: group.scope })
           }),
         catch: failed("removing partial rows")
@@ -251,11 +252,17 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
     }
 
     return {
-      recover: Effect.tryPromise({ try: () => deleteIncomplete(ch.client), catch: failed("start-up cleanup") }).pipe(
+      recover: Effect.tryPromise({
+        try: () => deleteIncomplete(ch.client, ch.cluster ? { cluster: ch.cluster } : {}),
+        catch: failed("start-up cleanup")
+      }).pipe(
         Effect.tap((s) => Effect.sync(() => metrics.consumerIncompleteRemoved.inc(s.length)))
       ),
       recoverScope: (scope: PartitionScope) =>
-        Effect.tryPromise({ try: () => deleteIncomplete(ch.client, { scope }), catch: failed("cleanup of new partitions") }).pipe(
+        Effect.tryPromise({
+          try: () => deleteIncomplete(ch.client, { scope, ...(ch.cluster ? { cluster: ch.cluster } : {}) }),
+          catch: failed("cleanup of new partitions")
+        }).pipe(
           Effect.tap((s) => Effect.sync(() => metrics.consumerIncompleteRemoved.inc(s.length)))
         ),
       lastDone: Effect.map(

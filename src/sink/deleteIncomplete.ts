@@ -8,6 +8,7 @@
  * owns (`scope`), and a marker that a former owner wrote while the rows were being deleted is taken back with them.
  */
 import type { ClickHouseClient } from "@clickhouse/client"
+import { localName } from "../clickhouse/cluster.js"
 import { MC_KEYED_TABLES } from "../flatten/bundle.js"
 
 export interface DeleteIncompleteOptions {
@@ -17,6 +18,8 @@ export interface DeleteIncompleteOptions {
   readonly rangeSize?: number
   /** Only blocks of these partitions of the bundle topic (block s is in partition s mod `count`). */
   readonly scope?: PartitionScope
+  /** CLICKHOUSE_CLUSTER: deletes then run on each shard's local table (a distributed table takes no DELETE). */
+  readonly cluster?: string
 }
 
 /** The partitions of the bundle topic a sink owns now, out of `count`. */
@@ -71,7 +74,7 @@ export const deleteIncomplete = async (
 ): Promise<Array<number>> => {
   const seqnos = await findIncomplete(client, options)
   if (seqnos.length === 0) return seqnos
-  await deleteRows(client, seqnos)
+  await deleteRows(client, seqnos, options.cluster)
   // A former owner of these blocks (a sink that lost its partitions to a rebalance while writing) may have put a
   // marker down between the search and the deletes: that block is now marked but gutted. Take the marker back and
   // delete again, so the new owner, whose committed offset is before the block, writes it whole.
@@ -83,20 +86,23 @@ export const deleteIncomplete = async (
   if (marked.length > 0) {
     const gutted = marked.map((r) => Number(r.s))
     await client.command({
-      query: "DELETE FROM mc_blocks_done WHERE mc_seqno IN {l:Array(UInt32)}",
+      query: `DELETE FROM ${target("mc_blocks_done", options.cluster)} WHERE mc_seqno IN {l:Array(UInt32)}`,
       query_params: { l: gutted },
       clickhouse_settings: { lightweight_deletes_sync: "2" }
     })
-    await deleteRows(client, gutted)
+    await deleteRows(client, gutted, options.cluster)
   }
   return seqnos
 }
 
-const deleteRows = async (client: ClickHouseClient, seqnos: ReadonlyArray<number>): Promise<void> => {
+const target = (table: string, cluster: string | undefined) =>
+  cluster ? `${localName(table)} ON CLUSTER ${cluster}` : table
+
+const deleteRows = async (client: ClickHouseClient, seqnos: ReadonlyArray<number>, cluster?: string): Promise<void> => {
   // Lightweight deletes wait for completion (lightweight_deletes_sync = 2), so callers may insert right after.
   for (const { table, column } of [...DEPENDENTS].reverse().concat(ANCHOR!)) {
     await client.command({
-      query: `DELETE FROM ${table} WHERE ${column} IN {l:Array(UInt32)}`,
+      query: `DELETE FROM ${target(table, cluster)} WHERE ${column} IN {l:Array(UInt32)}`,
       query_params: { l: seqnos },
       clickhouse_settings: { lightweight_deletes_sync: "2" }
     })
