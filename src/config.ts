@@ -19,6 +19,8 @@ export interface KafkaSettings {
   readonly partitions: number
   /** Partitions of the bundle topic: bundle s goes to partition s mod this (1 keeps one total order). */
   readonly blockPartitions: number
+  /** Replicas of each topic the project creates (1 for the local single broker). */
+  readonly replicationFactor: number
   readonly maxMessageBytes: number
 }
 
@@ -228,6 +230,7 @@ export const settings = {
       "Partitions of the blocks topic (bundle s in partition s mod N); more than 1 lets that many consumers share the load",
       int(1, 1_000)
     ),
+    replicationFactor: setting("KAFKA_REPLICATION_FACTOR", "1", "Replicas of each topic created (at most the number of brokers)", int(1, 16)),
     maxMessageBytes: setting(
       "KAFKA_MAX_MESSAGE_BYTES",
       "67108864",

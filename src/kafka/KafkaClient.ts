@@ -32,6 +32,8 @@ export interface KafkaClientOptions {
   readonly partitions?: number
   /** Partitions of the bundle topic (default 1). */
   readonly blockPartitions?: number
+  /** Replicas of each topic created (default 1). */
+  readonly replicationFactor?: number
   /** -1 keeps the log forever (default): resume and replays read it. */
   readonly retentionMs?: number
 }
@@ -43,7 +45,8 @@ export const optionsFromSettings = (settings: KafkaSettings, network: string): K
   network,
   maxMessageBytes: settings.maxMessageBytes,
   partitions: settings.partitions,
-  blockPartitions: settings.blockPartitions
+  blockPartitions: settings.blockPartitions,
+  replicationFactor: settings.replicationFactor
 })
 
 export const withAdmin = <A, E>(kafka: Kafka, use: (admin: Admin) => Effect.Effect<A, E>) =>
@@ -81,7 +84,7 @@ export const makeKafkaClient = (options: KafkaClientOptions) =>
         topicSpecs(topics, {
           maxMessageBytes: options.maxMessageBytes,
           retentionMs: options.retentionMs ?? -1,
-          replicationFactor: 1,
+          replicationFactor: options.replicationFactor ?? 1,
           transactionPartitions: options.partitions ?? DEFAULT_TRANSACTION_PARTITIONS,
           blockPartitions: options.blockPartitions ?? 1
         })
