@@ -116,7 +116,12 @@ export const runConsumer = (run: ConsumerRun) =>
           (c) => Effect.promise(() => c.disconnect().catch(() => undefined))
         )
         consumer.on(consumer.events.CRASH, (e) => fail(KafkaError.from("consume", e.payload.error)))
-        consumer.on(consumer.events.REBALANCING, () => void epoch++)
+        // What is buffered belongs to the old assignment: dropped (it comes again from the committed offsets), so
+        // that no later flush writes it under the new epoch.
+        consumer.on(consumer.events.REBALANCING, () => {
+          epoch++
+          void lock(async () => buffer.clear())
+        })
         consumer.on(consumer.events.HEARTBEAT, () => void (lastHeartbeatAt = Date.now()))
         // A rejoin restarts fetching from the committed offset: what is buffered will come again.
         consumer.on(consumer.events.GROUP_JOIN, (e) => {
@@ -132,11 +137,10 @@ export const runConsumer = (run: ConsumerRun) =>
             epoch++
             throw e
           })
-        const scopeNow = (): (WriteScope & { readonly epoch: number }) | undefined => {
+        const scopeNow = (): WriteScope | undefined => {
           if (!grouped) return undefined
           const at = epoch
           return {
-            epoch: at,
             guard: () => epoch === at && Date.now() - lastHeartbeatAt < sessionTimeoutMs / 2,
             scope: { count: partitions, owned }
           }
@@ -160,19 +164,18 @@ export const runConsumer = (run: ConsumerRun) =>
               if (Either.isLeft(written)) {
                 const e = written.left
                 if (e._tag !== "SinkFenced") throw e
-                // Nothing committed: the partitions' owner after the rebalance writes these blocks again. Without a
-                // rebalance (this member only lost touch with the coordinator for a while) it is still this one:
-                // fetching goes back to the first record given up.
+                // Nothing committed: the partitions' owner after the rebalance writes these blocks again. If no
+                // rebalance follows (this member only lost touch with the coordinator for a while) it is still this
+                // one, so fetching goes back to the first record given up; re-reading from there is always safe
+                // (it is past the committed offset, and blocks already marked are skipped).
                 await runPromise(Effect.logInfo(`consumer: ${e.message}; left to the partitions' owner`))
-                if (group !== undefined && epoch === group.epoch) {
-                  const firsts = new Map<number, bigint>()
-                  for (const i of items) {
-                    const p = i.partition ?? 0
-                    if (!firsts.has(p) || i.offset < firsts.get(p)!) firsts.set(p, i.offset)
-                  }
-                  for (const [partition, offset] of firsts) {
-                    consumer.seek({ topic: client.topics.blocks, partition, offset: offset.toString() })
-                  }
+                const firsts = new Map<number, bigint>()
+                for (const i of items) {
+                  const p = i.partition ?? 0
+                  if (!firsts.has(p) || i.offset < firsts.get(p)!) firsts.set(p, i.offset)
+                }
+                for (const [partition, offset] of firsts) {
+                  consumer.seek({ topic: client.topics.blocks, partition, offset: offset.toString() })
                 }
                 return
               }
@@ -205,6 +208,7 @@ export const runConsumer = (run: ConsumerRun) =>
         const eachBatch = async ({ batch, resolveOffset, heartbeat: hb, isRunning, isStale }: EachBatchPayload) => {
           kafkaHeartbeat = hb
           const partition = batch.partition
+          const batchEpoch = epoch
           if (grouped && !cleaned.has(partition)) {
             // First records of a partition this member just received: rows its former owner left without marker
             // go first. Kafka's rebalance completed only after every live member rejoined, and each gives up its
@@ -218,7 +222,8 @@ export const runConsumer = (run: ConsumerRun) =>
             }
           }
           for (const message of batch.messages) {
-            if (!isRunning() || isStale()) break
+            // A rebalance began: the rest of this batch may belong to another member by now.
+            if (!isRunning() || isStale() || (grouped && epoch !== batchEpoch)) break
             const offset = BigInt(message.offset)
             const decoded = decodeBundle(message.value)
             if (Either.isLeft(decoded)) {
