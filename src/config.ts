@@ -351,8 +351,8 @@ export const settings = {
     port: setting("METRICS_PORT", "9464", "Port of the Prometheus /metrics endpoint", port)
   },
   sql: {
-    host: setting("SQL_HOST", "127.0.0.1", "Address of the read-only ClickHouse HTTP endpoint over embedded chdb (outside loopback needs SQL_USER and SQL_PASSWORD)", nonEmpty),
-    port: setting("SQL_PORT", "8123", "Port of the read-only SQL endpoint; 0 turns it off (never started with CLICKHOUSE_URL)", int(0, 65535)),
+    host: setting("SQL_HOST", "127.0.0.1", "Address of the ClickHouse HTTP endpoint over embedded chdb (read-only; read-write in npm run clickhouse:serve; outside loopback needs SQL_USER and SQL_PASSWORD)", nonEmpty),
+    port: setting("SQL_PORT", "8123", "Port of the SQL endpoint; 0 turns it off (never started with CLICKHOUSE_URL)", int(0, 65535)),
     user: setting("SQL_USER", "", "User the SQL endpoint asks for; empty with SQL_PASSWORD empty asks for none", text),
     password: setting("SQL_PASSWORD", "", "Password the SQL endpoint asks for", text)
   },
