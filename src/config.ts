@@ -17,6 +17,10 @@ export interface KafkaSettings {
   readonly clientId: string
   readonly topicPrefix: string
   readonly partitions: number
+  /** Partitions of the bundle topic: bundle s goes to partition s mod this (1 keeps one total order). */
+  readonly blockPartitions: number
+  /** Replicas of each topic the project creates (1 for the local single broker). */
+  readonly replicationFactor: number
   readonly maxMessageBytes: number
 }
 
@@ -28,6 +32,8 @@ export interface ClickHouseSettings {
   readonly password: Redacted.Redacted<string>
   readonly database: string
   readonly dataDir: string
+  /** A cluster of CLICKHOUSE_URL's server: migrations create replicated local tables and distributed ones on it. */
+  readonly cluster: string
 }
 
 export interface ToncenterSettings {
@@ -59,6 +65,8 @@ export interface ProducerSettings {
   readonly to: number | undefined
   /** Worker threads that decode bundles; 0 decodes on the main thread. */
   readonly decodeWorkers: number
+  /** Blocks before PRODUCER_FROM a backfill fetches (not publishes) to learn trace history; 0 learns none. */
+  readonly learnBlocks: number
 }
 
 export interface ConsumerSettings {
@@ -215,7 +223,14 @@ export const settings = {
     dataDir: setting("KAFKA_DATA_DIR", ".data/kafka", "Data directory of the local broker", nonEmpty),
     clientId: setting("KAFKA_CLIENT_ID", "ton-exporter", "Kafka client id", nonEmpty),
     topicPrefix: setting("KAFKA_TOPIC_PREFIX", "ton", "Topic names start with <prefix>.<network>.", nonEmpty),
-    partitions: setting("KAFKA_PARTITIONS", "6", "Partitions of the transactions topic, keyed by account (the blocks topic keeps one)", int(1, 10_000)),
+    partitions: setting("KAFKA_PARTITIONS", "6", "Partitions of the transactions topic, keyed by account", int(1, 10_000)),
+    blockPartitions: setting(
+      "KAFKA_BLOCK_PARTITIONS",
+      "1",
+      "Partitions of the blocks topic (bundle s in partition s mod N); more than 1 lets that many consumers share the load",
+      int(1, 1_000)
+    ),
+    replicationFactor: setting("KAFKA_REPLICATION_FACTOR", "1", "Replicas of each topic created (at most the number of brokers)", int(1, 16)),
     maxMessageBytes: setting(
       "KAFKA_MAX_MESSAGE_BYTES",
       "67108864",
@@ -232,7 +247,16 @@ export const settings = {
         ? Either.right(raw.trim())
         : Either.left(`expected an identifier [A-Za-z_][A-Za-z0-9_]*, got ${JSON.stringify(raw)}`)
     ),
-    dataDir: setting("CLICKHOUSE_DATA_DIR", ".data/chdb", "Data directory of embedded chdb", nonEmpty)
+    dataDir: setting("CLICKHOUSE_DATA_DIR", ".data/chdb", "Data directory of embedded chdb", nonEmpty),
+    cluster: setting(
+      "CLICKHOUSE_CLUSTER",
+      "",
+      "Cluster name (server only): tables become Replicated*MergeTree <t>_local ON CLUSTER plus Distributed <t>",
+      (raw) =>
+        raw.trim() === "" || /^[A-Za-z_][A-Za-z0-9_]*$/.test(raw.trim())
+          ? Either.right(raw.trim())
+          : Either.left(`must be a plain identifier, got ${JSON.stringify(raw)}`)
+    )
   },
   toncenter: {
     url: setting("TONCENTER_URL", "", "toncenter base URL; empty serves bundled recorded data locally", httpUrl),
@@ -285,6 +309,12 @@ export const settings = {
       "",
       "Threads decoding transactions; empty means the cores minus one (at least 1), 0 decodes on the main thread",
       optionalInt(0, 256)
+    ),
+    learnBlocks: setting(
+      "PRODUCER_LEARN_BLOCKS",
+      "0",
+      "Blocks before PRODUCER_FROM a backfill reads (unpublished) for trace ids; 256 for one of several range backfills",
+      int(0, 100_000)
     )
   },
   consumer: {
@@ -321,8 +351,8 @@ export const settings = {
     port: setting("METRICS_PORT", "9464", "Port of the Prometheus /metrics endpoint", port)
   },
   sql: {
-    host: setting("SQL_HOST", "127.0.0.1", "Address of the read-only ClickHouse HTTP endpoint over embedded chdb (outside loopback needs SQL_USER and SQL_PASSWORD)", nonEmpty),
-    port: setting("SQL_PORT", "8123", "Port of the read-only SQL endpoint; 0 turns it off (never started with CLICKHOUSE_URL)", int(0, 65535)),
+    host: setting("SQL_HOST", "127.0.0.1", "Address of the ClickHouse HTTP endpoint over embedded chdb (read-only; read-write in npm run clickhouse:serve; outside loopback needs SQL_USER and SQL_PASSWORD)", nonEmpty),
+    port: setting("SQL_PORT", "8123", "Port of the SQL endpoint; 0 turns it off (never started with CLICKHOUSE_URL)", int(0, 65535)),
     user: setting("SQL_USER", "", "User the SQL endpoint asks for; empty with SQL_PASSWORD empty asks for none", text),
     password: setting("SQL_PASSWORD", "", "Password the SQL endpoint asks for", text)
   },

@@ -78,6 +78,14 @@ export interface EngineResult {
  */
 export interface EmbeddedEngine {
   readonly run: (sql: string, o: { readonly format: string; readonly params?: Record<string, string> }) => Promise<EngineResult>
+  /** Rows in `format` into `table` (database-qualified), parsed from the bytes as they are. */
+  readonly insert: (o: {
+    readonly table: string
+    readonly columns?: ReadonlyArray<string> | undefined
+    readonly format: string
+    readonly body: Buffer
+    readonly settings?: Record<string, string | number>
+  }) => Promise<void>
 }
 
 /** A client bound to one database, and what it runs on. Close it with `client.close()`. */
@@ -94,11 +102,15 @@ export interface ClickHouseHandle {
   readonly insertEncoded: (insert: EncodedInsert) => Promise<void>
   /** Only with the embedded engine (chdb): undefined when a ClickHouse server serves the data itself. */
   readonly embedded?: EmbeddedEngine
+  /** The cluster the database lives on (CLICKHOUSE_CLUSTER); undefined for one server or embedded chdb. */
+  readonly cluster?: string
 }
 
 /** What a client needs; `ClickHouseSettings` from config.ts satisfies it. */
 export type ClickHouseClientConfig = Pick<ClickHouseSettings, "url" | "user" | "database" | "dataDir"> & {
   readonly password: string
+  /** CLICKHOUSE_CLUSTER: empty or absent for a single server (and always for embedded chdb). */
+  readonly cluster?: string
 }
 
 const quoteIdent = (name: string): string => {
@@ -162,6 +174,18 @@ const releaseEngine = async (shared: SharedEngine): Promise<void> => {
 }
 
 export type ChdbConnection = ReturnType<typeof createChdbConnection>
+type RawInsertFormat = Parameters<ChdbConnection["chdb"]["rawInsert"]>[0]["format"]
+/** Formats chdb's raw insert parses from the bytes as they are. */
+const RAW_INSERT_FORMATS: ReadonlySet<string> = new Set([
+  "JSONEachRow",
+  "JSONCompactEachRow",
+  "CSV",
+  "CSVWithNames",
+  "TSV",
+  "TabSeparated",
+  "TSVWithNames",
+  "TabSeparatedWithNames"
+])
 // chdb compiles against its own copy of @clickhouse/client-common; the shapes match, the declarations do not.
 export type ClientConnection = NonNullable<NonNullable<Parameters<typeof createClient>[0]>["connection"]>
 
@@ -274,14 +298,18 @@ const makeServerClient = async (cfg: ClickHouseClientConfig & { url: string }): 
     url: cfg.url,
     username: cfg.user,
     password: cfg.password,
-    clickhouse_settings: clickHouseSettings,
+    // On a cluster an insert into a distributed table returns once the shards have the rows, so the completion
+    // marker, written last, is never ahead of the rows it vouches for.
+    clickhouse_settings: cfg.cluster ? ({ ...clickHouseSettings, insert_distributed_sync: 1 } as ChSettings) : clickHouseSettings,
     request_timeout: 300_000
   }
   // Silent: its failure is reported once, as a ClickHouseError naming the setting, not as a logged stack.
   const admin = createClient({ ...common, request_timeout: CONNECT_TIMEOUT_MS, log: { level: ClickHouseLogLevel.OFF } })
   try {
     // A ping says nothing about credentials, so the first real statement doubles as the connectivity check.
-    await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${quoteIdent(cfg.database)}` })
+    await admin.command({
+      query: `CREATE DATABASE IF NOT EXISTS ${quoteIdent(cfg.database)}${cfg.cluster ? ` ON CLUSTER ${quoteIdent(cfg.cluster)}` : ""}`
+    })
   } catch (cause) {
     // A read-only user (or another exporter's read-only SQL endpoint) cannot create it, but can read one that exists.
     if (!(isReadOnlyRefusal(cause) && (await databaseExists(admin, cfg.database)))) throw classifyServerError(cfg, cause)
@@ -291,16 +319,27 @@ const makeServerClient = async (cfg: ClickHouseClientConfig & { url: string }): 
   const client = createClient({ ...common, database: cfg.database })
   const insertEncoded = async (insert: EncodedInsert): Promise<void> => {
     if (insert.body.length === 0) return
-    await client.insert({
-      table: insert.table,
-      columns: [...insert.columns] as [string, ...Array<string>],
-      // A byte stream (not object mode) is sent unchanged as the request body.
+    // The client's insert takes JSON formats only as object streams; exec sends the bytes as they are, the
+    // statement going in the URL as @clickhouse/client's own inserts send it.
+    const r = await client.exec({
+      query: `INSERT INTO ${quoteIdent(insert.table)} (${insert.columns.map(quoteIdent).join(", ")}) FORMAT ${insert.format}`,
       values: Readable.from([insert.body], { objectMode: false }),
-      format: insert.format,
       clickhouse_settings: insert.settings ?? {}
     })
+    r.stream.resume()
+    await new Promise<void>((resolve, reject) => {
+      r.stream.once("end", resolve)
+      r.stream.once("error", reject)
+    })
   }
-  return { client, database: cfg.database, backend: "server", location: cfg.url, insertEncoded }
+  return {
+    client,
+    database: cfg.database,
+    backend: "server",
+    location: cfg.url,
+    insertEncoded,
+    ...(cfg.cluster ? { cluster: cfg.cluster } : {})
+  }
 }
 
 const makeChdbClient = async (cfg: ClickHouseClientConfig): Promise<ClickHouseHandle> => {
@@ -348,6 +387,29 @@ const makeChdbClient = async (cfg: ClickHouseClientConfig): Promise<ClickHouseHa
       }
       const r = await shared.connection.chdb.queryAsync(sql, { format })
       return { bytes: r.bytes(), rowsRead: r.rowsRead, bytesRead: r.bytesRead, elapsedSec: r.elapsed }
+    },
+    insert: async ({ table, columns, format, body, settings }) => {
+      if (isClosed()) throw new Error("ClickHouse client is closed")
+      if (body.length === 0) return
+      const all = { ...(clickHouseSettings as Record<string, string | number>), ...settings }
+      if (RAW_INSERT_FORMATS.has(format)) {
+        await shared.connection.chdb.rawInsert({
+          table,
+          ...(columns === undefined ? {} : { columns }),
+          values: body,
+          format: format as RawInsertFormat,
+          settings: all
+        })
+        return
+      }
+      // Formats the raw path does not take are parsed from the statement's text, data after the FORMAT clause.
+      const cols = columns === undefined ? "" : ` (${columns.map(quoteIdent).join(", ")})`
+      const clause = Object.entries(all)
+        .map(([k, v]) => `${quoteIdent(k)} = ${typeof v === "number" ? v : `'${String(v).replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`}`)
+        .join(", ")
+      await shared.connection.chdb.queryAsync(
+        `INSERT INTO ${table}${cols} SETTINGS ${clause} FORMAT ${quoteIdent(format)}\n${body.toString("utf8")}`
+      )
     }
   }
   return { client, database: cfg.database, backend: "chdb", location: path, insertEncoded, embedded }
@@ -359,6 +421,12 @@ const makeChdbClient = async (cfg: ClickHouseClientConfig): Promise<ClickHouseHa
  */
 export const makeClickHouseClient = async (cfg: ClickHouseClientConfig): Promise<ClickHouseHandle> => {
   quoteIdent(cfg.database)
+  if (cfg.cluster && !(cfg.url !== undefined && cfg.url !== "")) {
+    throw new ClickHouseError({
+      reason: "QueryFailed",
+      message: `CLICKHOUSE_CLUSTER=${cfg.cluster}: a cluster needs CLICKHOUSE_URL (embedded chdb is one node)`
+    })
+  }
   return cfg.url !== undefined && cfg.url !== "" ? makeServerClient({ ...cfg, url: cfg.url }) : makeChdbClient(cfg)
 }
 

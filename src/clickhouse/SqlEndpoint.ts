@@ -1,18 +1,28 @@
 /**
- * ClickHouse's HTTP interface over the embedded engine, read-only, so SQL clients (curl, @clickhouse/client,
- * Grafana's ClickHouse data source, another exporter process with CLICKHOUSE_URL) can query the data while the
- * process that owns the engine runs. Invariant: every statement passes `checkReadOnly` and then runs with
- * `readonly=2` (reads and per-query settings only, as a ClickHouse server runs GET requests) in its own SETTINGS
- * clause, never a session-wide SET, so the writer sharing the engine is unaffected; every failure is an HTTP error
- * with ClickHouse's `Code: N. DB::Exception: ...` text and X-ClickHouse-Exception-Code header.
+ * ClickHouse's HTTP interface over the embedded engine, so SQL clients (curl, @clickhouse/client, Grafana's
+ * ClickHouse data source, other exporter processes with CLICKHOUSE_URL) use the data while the process that owns the
+ * engine runs. Read-only by default: every statement passes `checkReadOnly` and then runs with `readonly=2` (reads
+ * and per-query settings only, as a ClickHouse server runs GET requests) in its own SETTINGS clause, never a
+ * session-wide SET, so the writer sharing the engine is unaffected. Writable (`writable: true`, the standalone
+ * server): POST also runs DDL, DELETE and INSERT (rows in the body go to the engine's own parser as they are).
+ * Either way nothing reaching outside the database runs, and every failure is an HTTP error with ClickHouse's
+ * `Code: N. DB::Exception: ...` text and X-ClickHouse-Exception-Code header.
  */
 import { Context, Effect, Layer, Schema } from "effect"
 import { randomUUID, timingSafeEqual } from "node:crypto"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import { isIP } from "node:net"
 import { createGunzip, createInflate, gzipSync, deflateSync } from "node:zlib"
-import { ClickHouse, type EmbeddedEngine } from "./ClickHouse.js"
-import { blockedFunctions, checkReadOnly, checkSqlExposure, SqlRejected } from "./sqlGuard.js"
+import { ClickHouse, type EmbeddedEngine, type EngineResult } from "./ClickHouse.js"
+import {
+  blockedFunctions,
+  checkReadOnly,
+  checkSqlExposure,
+  checkStatement,
+  insertWithData,
+  isReading,
+  SqlRejected
+} from "./sqlGuard.js"
 import { closeWithDeadline, describeClosed, trackConnections } from "../ops/httpShutdown.js"
 import { SqlConfig, type SqlSettings } from "../config.js"
 
@@ -34,6 +44,8 @@ export interface SqlEndpointOptions {
   readonly version?: string
   /** Drain time given to open connections at shutdown before they are cut. */
   readonly closeDeadlineMs?: number
+  /** POST runs writes too (DDL, INSERT, DELETE); GET stays read-only, as on a ClickHouse server. */
+  readonly writable?: boolean
 }
 
 export interface RunningSqlEndpoint {
@@ -44,6 +56,8 @@ export interface RunningSqlEndpoint {
 
 /** Largest query text accepted (ClickHouse's own max_query_size default is 256 KiB). */
 const MAX_QUERY_BYTES = 1024 * 1024
+/** Largest body of rows one INSERT request may carry (the consumer's batches are bounded far below it). */
+const MAX_INSERT_BYTES = 1024 * 1024 * 1024
 
 /** URL parameters that belong to the HTTP protocol, not to the engine's settings. */
 const PROTOCOL_PARAMS = new Set([
@@ -144,7 +158,7 @@ const credentialsOf = (req: IncomingMessage, params: URLSearchParams): { user: s
   return { user: params.get("user") ?? "default", password: params.get("password") ?? "" }
 }
 
-const readBody = (req: IncomingMessage): Promise<Buffer> =>
+const readBody = (req: IncomingMessage, limit: number = MAX_QUERY_BYTES): Promise<Buffer> =>
   new Promise((resolve, reject) => {
     const encoding = String(req.headers["content-encoding"] ?? "").toLowerCase()
     const source =
@@ -153,9 +167,9 @@ const readBody = (req: IncomingMessage): Promise<Buffer> =>
     let size = 0
     source.on("data", (c: Buffer) => {
       size += c.length
-      if (size > MAX_QUERY_BYTES) {
+      if (size > limit) {
         source.destroy()
-        reject(new SqlRejected(62, "SYNTAX_ERROR", `Max query size exceeded: the query text is over ${MAX_QUERY_BYTES} bytes`))
+        reject(new SqlRejected(62, "SYNTAX_ERROR", `Max query size exceeded: the request body is over ${limit} bytes`))
       } else chunks.push(c)
     })
     source.on("end", () => resolve(Buffer.concat(chunks)))
@@ -164,8 +178,20 @@ const readBody = (req: IncomingMessage): Promise<Buffer> =>
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/
 
+/** The INSERT ... FORMAT of a URL whose body holds the rows; undefined for any other statement. */
+const insertTarget = (query: string) => {
+  try {
+    return insertWithData(checkStatement(query, new Set()))
+  } catch {
+    return undefined
+  }
+}
+
 const settingLiteral = (value: string): string =>
   /^-?\d+(\.\d+)?$/.test(value) ? value : `'${value.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`
+
+const settingValue = (value: string): string | number =>
+  /^-?\d+(\.\d+)?$/.test(value) && Number.isSafeInteger(Math.trunc(Number(value))) ? Number(value) : value
 
 /** The engine's table functions, read once: everything beyond the safe ones is refused. */
 const loadBlocked = async (engine: EmbeddedEngine): Promise<ReadonlySet<string>> => {
@@ -237,20 +263,44 @@ export const startSqlEndpoint = async (o: SqlEndpointOptions): Promise<RunningSq
     const db = database === "" ? o.database : database
     if (!IDENT.test(db)) return fail({ code: 81, type: "UNKNOWN_DATABASE", message: `Database ${JSON.stringify(db)} does not exist` })
 
-    const body = req.method === "POST" ? (await readBody(req)).toString("utf8") : ""
     const fromParam = url.searchParams.get("query") ?? ""
-    const text = fromParam !== "" && body !== "" ? `${fromParam}\n${body}` : fromParam + body
-    const statement = checkReadOnly(text, blocked)
+    const writes = o.writable === true && req.method === "POST"
+    // An INSERT named in the URL takes its rows from the body (as @clickhouse/client sends them).
+    const target = writes && fromParam !== "" ? insertTarget(fromParam) : undefined
 
-    const settings: Array<string> = ["readonly=2"]
+    const settings: Array<[string, string]> = []
     const params: Record<string, string> = {}
     for (const [k, v] of url.searchParams) {
       if (k.startsWith("param_")) params[k.slice(6)] = v
       else if (!PROTOCOL_PARAMS.has(k)) {
         if (!IDENT.test(k)) return fail({ code: 115, type: "UNKNOWN_SETTING", message: `Unknown setting ${JSON.stringify(k)}` })
-        settings.push(`${k}=${settingLiteral(v)}`)
+        settings.push([k, v])
       }
     }
+
+    if (target !== undefined) {
+      const rows = await readBody(req, MAX_INSERT_BYTES)
+      const into = target.database ?? db
+      if (!IDENT.test(into) || !IDENT.test(target.table)) {
+        return fail({ code: 60, type: "UNKNOWN_TABLE", message: `Table ${into}.${target.table} does not exist` })
+      }
+      await o.engine.insert({
+        table: `${into}.${target.table}`,
+        columns: target.columns,
+        format: target.format,
+        body: rows,
+        settings: Object.fromEntries(settings.map(([k, v]) => [k, settingValue(v)]))
+      })
+      respond(res, req, url, common, "TabSeparated", new Uint8Array(0), { rowsRead: 0, bytesRead: 0, elapsedSec: 0 })
+      return
+    }
+
+    const body = req.method === "POST" ? (await readBody(req)).toString("utf8") : ""
+    const text = fromParam !== "" && body !== "" ? `${fromParam}\n${body}` : fromParam + body
+    const checked = writes ? checkStatement(text, blocked) : undefined
+    const statement = checked ?? checkReadOnly(text, blocked)
+    const reading = checked === undefined || isReading(checked)
+
     const headerFormat = req.headers["x-clickhouse-format"]
     const format =
       statement.format ??
@@ -258,9 +308,28 @@ export const startSqlEndpoint = async (o: SqlEndpointOptions): Promise<RunningSq
       (url.searchParams.get("default_format") || "TabSeparated")
     if (!IDENT.test(format)) return fail({ code: 73, type: "UNKNOWN_FORMAT", message: `Unknown format ${format}` })
 
-    const sql = `USE ${db}; ${statement.sql}\nSETTINGS ${settings.join(", ")}`
+    const clause = (writes ? settings : [["readonly", "2"] as [string, string], ...settings]).map(
+      ([k, v]) => `${k}=${settingLiteral(v)}`
+    )
+    // A reading statement takes its settings in its own SETTINGS clause. DDL and mutations have no such clause (on
+    // CREATE TABLE it would name table settings), so they get them as SETs, as chdb's own client applies settings.
+    const sql = reading
+      ? `USE ${db}; ${statement.sql}${clause.length > 0 ? `\nSETTINGS ${clause.join(", ")}` : ""}`
+      : `USE ${db}; ${settings.map(([k, v]) => `SET ${k} = ${settingLiteral(v)}; `).join("")}${statement.sql}`
     const result = await o.engine.run(sql, { format, params })
-    let payload: Uint8Array = result.bytes
+    respond(res, req, url, common, format, result.bytes, result)
+  }
+
+  const respond = (
+    res: ServerResponse,
+    req: IncomingMessage,
+    url: URL,
+    common: Record<string, string>,
+    format: string,
+    bytes: Uint8Array,
+    result: Pick<EngineResult, "rowsRead" | "bytesRead" | "elapsedSec">
+  ): void => {
+    let payload: Uint8Array = bytes
     const headers: Record<string, string | number> = {
       ...common,
       "Content-Type": contentTypeOf(format),
@@ -271,7 +340,7 @@ export const startSqlEndpoint = async (o: SqlEndpointOptions): Promise<RunningSq
         written_rows: "0",
         written_bytes: "0",
         total_rows_to_read: String(result.rowsRead),
-        result_bytes: String(result.bytes.length),
+        result_bytes: String(bytes.length),
         elapsed_ns: String(Math.round(result.elapsedSec * 1e9))
       })
     }
@@ -335,7 +404,7 @@ export type SqlAccess =
 
 /** The SQL endpoint for the lifetime of the layer; with CLICKHOUSE_URL (a real server) or SQL_PORT=0, none. */
 export class SqlEndpoint extends Context.Tag("ton-exporter/SqlEndpoint")<SqlEndpoint, SqlAccess>() {
-  static readonly fromSettings = (cfg: SqlSettings) =>
+  static readonly fromSettings = (cfg: SqlSettings, options: { readonly writable?: boolean } = {}) =>
     Layer.scoped(
       SqlEndpoint,
       Effect.gen(function* () {
@@ -354,7 +423,8 @@ export class SqlEndpoint extends Context.Tag("ton-exporter/SqlEndpoint")<SqlEndp
                 host: cfg.host,
                 port: cfg.port,
                 user: cfg.user,
-                password: cfg.password
+                password: cfg.password,
+                writable: options.writable ?? false
               }),
             catch: (e) =>
               new SqlEndpointError({
@@ -369,4 +439,9 @@ export class SqlEndpoint extends Context.Tag("ton-exporter/SqlEndpoint")<SqlEndp
     )
 
   static readonly layer = Layer.unwrapEffect(Effect.map(SqlConfig, (cfg) => SqlEndpoint.fromSettings(cfg)))
+
+  /** The standalone server: reads and writes over SQL_HOST:SQL_PORT (credentials required outside loopback). */
+  static readonly layerWritable = Layer.unwrapEffect(
+    Effect.map(SqlConfig, (cfg) => SqlEndpoint.fromSettings(cfg, { writable: true }))
+  )
 }

@@ -9,6 +9,7 @@ import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { repoRoot } from "../infra/paths.js"
 import { ClickHouse, ClickHouseError } from "./ClickHouse.js"
+import { clusterStatements, type ClusterTarget } from "./cluster.js"
 
 /** The repository's sql/ directory, found from this file so any working directory works. */
 export const defaultMigrationsDir = join(repoRoot, "sql")
@@ -83,9 +84,15 @@ const appliedMigrations = async (client: ClickHouseClient): Promise<Map<string, 
  */
 export const applyMigrations = async (
   client: ClickHouseClient,
-  dir: string = defaultMigrationsDir
+  dir: string = defaultMigrationsDir,
+  options: { readonly cluster?: ClusterTarget } = {}
 ): Promise<MigrationReport> => {
   const migrations = readMigrations(dir)
+  // On a cluster every statement runs in its cluster form; applied files are rewritten too (not run), so later
+  // files know which tables have local counterparts.
+  const locals = new Set<string>()
+  const forms = (statement: string) =>
+    options.cluster === undefined ? [statement] : clusterStatements(statement, options.cluster, locals)
   let applied: Map<string, string>
   try {
     applied = await appliedMigrations(client)
@@ -103,12 +110,13 @@ export const applyMigrations = async (
             "migrations are forward-only: restore the file and put the change in a new NNNN_*.sql"
         )
       }
+      for (const statement of m.statements) forms(statement)
       skipped.push(m.name)
       continue
     }
     for (const [i, statement] of m.statements.entries()) {
       try {
-        await client.command({ query: statement })
+        for (const form of forms(statement)) await client.command({ query: form })
       } catch (cause) {
         throw fail(`${m.name}, statement ${i + 1}: ${(cause as Error).message}`, cause)
       }
@@ -133,7 +141,8 @@ export const migrate = (
 ): Effect.Effect<MigrationReport, ClickHouseError, ClickHouse> =>
   Effect.flatMap(ClickHouse, (ch) =>
     Effect.tryPromise({
-      try: () => applyMigrations(ch.client, dir),
+      try: () =>
+        applyMigrations(ch.client, dir, ch.cluster ? { cluster: { cluster: ch.cluster, database: ch.database } } : {}),
       catch: (cause) => (cause instanceof ClickHouseError ? cause : fail(String(cause), cause))
     })
   )

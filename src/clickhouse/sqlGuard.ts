@@ -142,8 +142,18 @@ export interface ReadStatement {
 
 const upper = (t: Token | undefined): string | undefined => (t?.kind === "word" ? t.text.toUpperCase() : undefined)
 
-/** Accepts one reading statement; throws `SqlRejected` with ClickHouse's code for anything else. */
-export const checkReadOnly = (sql: string, blocked: ReadonlySet<string>): ReadStatement => {
+export interface Statement extends ReadStatement {
+  /** Its first keyword upper-cased (`SELECT`, `INSERT`, `CREATE`, ...), or `(` for a parenthesised SELECT. */
+  readonly head: string
+  /** Tokens of the statement, trailing semicolons excluded. */
+  readonly tokens: ReadonlyArray<Token>
+}
+
+/**
+ * One statement of any kind that reaches nothing outside the database: no second statement, no refused table
+ * function, no INTO OUTFILE. Throws `SqlRejected` with ClickHouse's code otherwise.
+ */
+export const checkStatement = (sql: string, blocked: ReadonlySet<string>): Statement => {
   const tokens = tokenize(sql)
   let last = tokens.length
   while (last > 0 && tokens[last - 1]!.text === ";" && tokens[last - 1]!.kind === "punct") last--
@@ -153,14 +163,7 @@ export const checkReadOnly = (sql: string, blocked: ReadonlySet<string>): ReadSt
     throw syntax("Syntax error (Multi-statements are not allowed)")
   }
   const first = body[0]!
-  const head = first.kind === "punct" ? first.text : upper(first)
-  if (head === undefined || !READING.has(head)) {
-    throw new SqlRejected(
-      164,
-      "READONLY",
-      `Cannot execute query in readonly mode: this endpoint runs SELECT, WITH, SHOW, DESCRIBE, EXPLAIN and EXISTS only, got ${first.kind === "word" ? first.text.toUpperCase() : JSON.stringify(first.text)}`
-    )
-  }
+  const head = first.kind === "punct" ? first.text : (upper(first) ?? first.text)
   let depth = 0
   let format: string | undefined
   for (let k = 0; k < body.length; k++) {
@@ -176,20 +179,87 @@ export const checkReadOnly = (sql: string, blocked: ReadonlySet<string>): ReadSt
         throw new SqlRejected(
           164,
           "READONLY",
-          `Cannot execute query in readonly mode: ${t.text}() reaches outside the database and is not allowed here`
+          `Cannot execute query: ${t.text}() reaches outside the database and is not allowed here`
         )
       }
     }
     const word = upper(t)
     if (word === "INTO" && upper(next) === "OUTFILE") {
-      throw new SqlRejected(164, "READONLY", "Cannot execute query in readonly mode: INTO OUTFILE writes a file")
+      throw new SqlRejected(164, "READONLY", "Cannot execute query: INTO OUTFILE writes a file")
     }
     if (word === "FORMAT" && depth === 0 && next !== undefined && (next.kind === "word" || next.kind === "quoted")) {
       const after = body[k + 2]
       if (!(after?.kind === "punct" && after.text === "(")) format = next.text
     }
   }
-  return { sql: sql.slice(0, body[body.length - 1]!.end), format }
+  return { sql: sql.slice(0, body[body.length - 1]!.end), format, head, tokens: body }
+}
+
+/** Accepts one reading statement; throws `SqlRejected` with ClickHouse's code for anything else. */
+export const checkReadOnly = (sql: string, blocked: ReadonlySet<string>): ReadStatement => {
+  const statement = checkStatement(sql, blocked)
+  if (!isReading(statement)) {
+    const first = statement.tokens[0]!
+    throw new SqlRejected(
+      164,
+      "READONLY",
+      `Cannot execute query in readonly mode: this endpoint runs SELECT, WITH, SHOW, DESCRIBE, EXPLAIN and EXISTS only, got ${first.kind === "word" ? first.text.toUpperCase() : JSON.stringify(first.text)}`
+    )
+  }
+  return { sql: statement.sql, format: statement.format }
+}
+
+/** A statement of a reading kind: it takes a trailing SETTINGS clause and answers in its FORMAT. */
+export const isReading = (s: Pick<Statement, "head" | "tokens">): boolean =>
+  READING.has(s.head) && (s.tokens[0]!.kind === "word" || s.head === "(")
+
+/** What an `INSERT INTO t [(a, b)] [SETTINGS ...] FORMAT F` statement names, its rows being the request's data. */
+export interface InsertWithData {
+  readonly database: string | undefined
+  readonly table: string
+  readonly columns: ReadonlyArray<string> | undefined
+  readonly format: string
+}
+
+const isName = (t: Token | undefined): t is Token => t !== undefined && (t.kind === "word" || t.kind === "quoted")
+const isPunct = (t: Token | undefined, text: string): boolean => t?.kind === "punct" && t.text === text
+
+/**
+ * The target of an INSERT whose data follows its FORMAT clause (what @clickhouse/client sends: the statement in the
+ * URL, the rows as the body); undefined for any other statement (INSERT ... SELECT, INSERT ... VALUES, settings
+ * inside the statement), which then runs as text.
+ */
+export const insertWithData = (s: Statement): InsertWithData | undefined => {
+  const t = s.tokens
+  if (s.head !== "INSERT" || upper(t[1]) !== "INTO") return undefined
+  let k = 2
+  if (upper(t[k]) === "TABLE") k++
+  if (!isName(t[k])) return undefined
+  let database: string | undefined
+  let table = t[k]!.text
+  k++
+  if (isPunct(t[k], ".") && isName(t[k + 1])) {
+    database = table
+    table = t[k + 1]!.text
+    k += 2
+  }
+  let columns: Array<string> | undefined
+  if (isPunct(t[k], "(")) {
+    columns = []
+    k++
+    for (;;) {
+      if (!isName(t[k])) return undefined
+      columns.push(t[k]!.text)
+      k++
+      if (isPunct(t[k], ",")) k++
+      else if (isPunct(t[k], ")")) {
+        k++
+        break
+      } else return undefined
+    }
+  }
+  if (upper(t[k]) !== "FORMAT" || !isName(t[k + 1]) || k + 2 !== t.length) return undefined
+  return { database, table, columns, format: t[k + 1]!.text }
 }
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost|::ffff:127\.\d+\.\d+\.\d+)$/i

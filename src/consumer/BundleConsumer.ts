@@ -3,7 +3,9 @@
  * until CONSUMER_BATCH_ROWS rows, CONSUMER_BATCH_BYTES bytes or CONSUMER_BATCH_MS ms, hands each batch to the
  * ClickHouse sink and commits the Kafka offset only after the sink acknowledged. Invariant: a committed offset never
  * points past a bundle whose completion marker is not in ClickHouse; anything after it is redelivered and either
- * written or skipped as done.
+ * written or skipped as done. With a partitioned bundle topic several consumers share one group: each cleans and
+ * writes only the blocks of the partitions it owns, and gives a batch up before its markers once a rebalance began
+ * (docs/scale-out.md).
  */
 import { Cause, Context, Deferred, Duration, Effect, Either, Exit, Fiber, Layer, Runtime, Schedule } from "effect"
 import kafkajs, { type Consumer, type EachBatchPayload } from "kafkajs"
@@ -16,7 +18,7 @@ import { Metrics } from "../ops/Metrics.js"
 import { ProgressReporter, ProgressTracker } from "../ops/progress.js"
 import { Migrations } from "../clickhouse/migrations.js"
 import { ConsumerConfig } from "../config.js"
-import { ClickHouseSink, type WriteResult } from "../sink/ClickHouseSink.js"
+import { ClickHouseSink, type WriteResult, type WriteScope } from "../sink/ClickHouseSink.js"
 import { valueDigest } from "../sink/tokens.js"
 import { BatchBuffer, estimateRows } from "./buffer.js"
 
@@ -64,9 +66,14 @@ export const runConsumer = (run: ConsumerRun) =>
     const batchBytes = run.batchBytes ?? Number.POSITIVE_INFINITY
     let lastStored = -1
 
+    const partitions = client.blockPartitions
+    const grouped = partitions > 1
+    const sessionTimeoutMs = run.sessionTimeoutMs ?? 30_000
+
     const session = Effect.scoped(
       Effect.gen(function* () {
-        const removed = yield* sink.recover
+        // Alone on the topic, the whole store is this consumer's to clean; in a group only what it is assigned is.
+        const removed = grouped ? [] : yield* sink.recover
         lastStored = Math.max(lastStored, yield* sink.lastDone)
         if (lastStored >= 0) metrics.consumerLastSeqno.set(lastStored)
         if (removed.length > 0) {
@@ -78,7 +85,14 @@ export const runConsumer = (run: ConsumerRun) =>
         const buffer = new BatchBuffer()
         const lock = makeLock()
         let heartbeat: () => Promise<void> = async () => undefined
-
+        let kafkaHeartbeat: () => Promise<void> = async () => undefined
+        // Ownership as this member knows it: the epoch moves when a rebalance begins or ends, so a flush that saw
+        // another epoch at its start no longer owns what it holds. A member silent past half its session timeout
+        // may have been expired by the group: it writes nothing more until it hears from the coordinator again.
+        let epoch = 0
+        let owned: ReadonlyArray<number> = []
+        let cleaned = new Set<number>()
+        let lastHeartbeatAt = Date.now()
         const consumer: Consumer = yield* Effect.acquireRelease(
           Effect.tryPromise({
             try: async () => {
@@ -102,20 +116,70 @@ export const runConsumer = (run: ConsumerRun) =>
           (c) => Effect.promise(() => c.disconnect().catch(() => undefined))
         )
         consumer.on(consumer.events.CRASH, (e) => fail(KafkaError.from("consume", e.payload.error)))
+        // What is buffered belongs to the old assignment: dropped (it comes again from the committed offsets), so
+        // that no later flush writes it under the new epoch.
+        consumer.on(consumer.events.REBALANCING, () => {
+          epoch++
+          void lock(async () => buffer.clear())
+        })
+        consumer.on(consumer.events.HEARTBEAT, () => void (lastHeartbeatAt = Date.now()))
         // A rejoin restarts fetching from the committed offset: what is buffered will come again.
-        consumer.on(consumer.events.GROUP_JOIN, () => void lock(async () => buffer.clear()))
+        consumer.on(consumer.events.GROUP_JOIN, (e) => {
+          epoch++
+          lastHeartbeatAt = Date.now()
+          owned = [...(e.payload.memberAssignment[client.topics.blocks] ?? [])].sort((a, b) => a - b)
+          cleaned = new Set()
+          void lock(async () => buffer.clear())
+        })
+        // A failed heartbeat means the group is rebalancing (or dropped this member): the epoch moves at once.
+        heartbeat = () =>
+          kafkaHeartbeat().catch((e: unknown) => {
+            epoch++
+            throw e
+          })
+        const scopeNow = (): WriteScope | undefined => {
+          if (!grouped) return undefined
+          const at = epoch
+          return {
+            guard: () => epoch === at && Date.now() - lastHeartbeatAt < sessionTimeoutMs / 2,
+            scope: { count: partitions, owned }
+          }
+        }
 
         const flush = () =>
           lock(async () => {
             if (!buffer.due(0, 0, Date.now())) return
-            const { items, commitOffset } = buffer.take()
+            const { items, commitOffsets } = buffer.take()
+            const group = scopeNow()
             if (items.length > 0) {
-              const result = await runPromise(
-                sink.write(
-                  items.map((i) => ({ bundle: i.bundle, digest: i.digest })),
-                  () => heartbeat()
+              const written = await runPromise(
+                Effect.either(
+                  sink.write(
+                    items.map((i) => ({ bundle: i.bundle, digest: i.digest })),
+                    () => heartbeat(),
+                    group
+                  )
                 )
               )
+              if (Either.isLeft(written)) {
+                const e = written.left
+                if (e._tag !== "SinkFenced") throw e
+                // Nothing committed: the partitions' owner after the rebalance writes these blocks again. If no
+                // rebalance follows (this member only lost touch with the coordinator for a while) it is still this
+                // one, so fetching goes back to the first record given up; re-reading from there is always safe
+                // (it is past the committed offset, and blocks already marked are skipped).
+                await runPromise(Effect.logInfo(`consumer: ${e.message}; left to the partitions' owner`))
+                const firsts = new Map<number, bigint>()
+                for (const i of items) {
+                  const p = i.partition ?? 0
+                  if (!firsts.has(p) || i.offset < firsts.get(p)!) firsts.set(p, i.offset)
+                }
+                for (const [partition, offset] of firsts) {
+                  consumer.seek({ topic: client.topics.blocks, partition, offset: offset.toString() })
+                }
+                return
+              }
+              const result = written.right
               const now = Date.now()
               for (const item of items) {
                 if (!result.stored.includes(item.bundle.mc_seqno)) continue
@@ -130,21 +194,42 @@ export const runConsumer = (run: ConsumerRun) =>
               metrics.consumerLastSeqno.set(top)
               health.report("consumer", true, `stored up to mc ${top}`, 120_000)
             }
-            if (commitOffset !== undefined) {
-              await consumer.commitOffsets([{ topic: client.topics.blocks, partition: 0, offset: commitOffset.toString() }])
+            if (commitOffsets.size > 0 && (group === undefined || group.guard())) {
+              await consumer.commitOffsets(
+                [...commitOffsets].map(([partition, offset]) => ({
+                  topic: client.topics.blocks,
+                  partition,
+                  offset: offset.toString()
+                }))
+              )
             }
           })
 
         const eachBatch = async ({ batch, resolveOffset, heartbeat: hb, isRunning, isStale }: EachBatchPayload) => {
-          heartbeat = hb
+          kafkaHeartbeat = hb
+          const partition = batch.partition
+          const batchEpoch = epoch
+          if (grouped && !cleaned.has(partition)) {
+            // First records of a partition this member just received: rows its former owner left without marker
+            // go first. Kafka's rebalance completed only after every live member rejoined, and each gives up its
+            // batches once the rebalance begins, so nobody else writes these blocks now.
+            const gone = await lock(() => runPromise(sink.recoverScope({ count: partitions, owned: [partition] })))
+            cleaned.add(partition)
+            if (gone.length > 0) {
+              await runPromise(
+                Effect.logInfo(`consumer: partition ${partition}: removed partial rows of ${gone.length} masterchain blocks (${gone.join(", ")})`)
+              )
+            }
+          }
           for (const message of batch.messages) {
-            if (!isRunning() || isStale()) break
+            // A rebalance began: the rest of this batch may belong to another member by now.
+            if (!isRunning() || isStale() || (grouped && epoch !== batchEpoch)) break
             const offset = BigInt(message.offset)
             const decoded = decodeBundle(message.value)
             if (Either.isLeft(decoded)) {
               metrics.consumerBundles.inc({ outcome: "undecodable" })
               await runPromise(Effect.logError(`consumer: offset ${message.offset} skipped: ${decoded.left.message}`))
-              buffer.skip(offset)
+              buffer.skip(offset, partition)
             } else {
               const bundle = decoded.right
               buffer.add(
@@ -152,6 +237,7 @@ export const runConsumer = (run: ConsumerRun) =>
                   bundle,
                   digest: valueDigest(message.value!),
                   offset,
+                  partition,
                   rows: estimateRows(bundle),
                   bytes: message.value!.length
                 },

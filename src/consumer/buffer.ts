@@ -1,7 +1,8 @@
 /**
  * The consumer's in-memory batch: bundles taken from Kafka but not yet in ClickHouse, keyed by mc seqno so that a
  * redelivery (after a rebalance or a failed flush) replaces rather than duplicates. Invariant: the offset to commit
- * after a flush is one past the highest offset in the batch, never past a bundle that is not in it.
+ * for each partition after a flush is one past that partition's highest offset in the batch, never past a bundle that
+ * is not in it (a bundle topic with several partitions gives each its own committed offset).
  */
 import type { MasterchainBundle } from "../ton/record.js"
 
@@ -9,6 +10,8 @@ export interface Buffered {
   readonly bundle: MasterchainBundle
   readonly digest: string
   readonly offset: bigint
+  /** Partition of the bundle topic the record came from (0 when the topic has one). */
+  readonly partition?: number
   readonly rows: number
   /** Size of the Kafka value: the decoded bundle takes about as much heap (its base64 BOCs dominate). */
   readonly bytes: number
@@ -26,7 +29,7 @@ export class BatchBuffer {
   private rowCount = 0
   private byteCount = 0
   private startedAt: number | undefined
-  private skippedOffset: bigint | undefined
+  private readonly skipped = new Map<number, bigint>()
 
   add(item: Buffered, nowMs: number): void {
     const previous = this.items.get(item.bundle.mc_seqno)
@@ -41,8 +44,9 @@ export class BatchBuffer {
   }
 
   /** A record that will never be stored (undecodable): committing past it is safe once the batch before it is. */
-  skip(offset: bigint): void {
-    if (this.skippedOffset === undefined || offset > this.skippedOffset) this.skippedOffset = offset
+  skip(offset: bigint, partition = 0): void {
+    const previous = this.skipped.get(partition)
+    if (previous === undefined || offset > previous) this.skipped.set(partition, offset)
   }
 
   get size(): number {
@@ -58,25 +62,32 @@ export class BatchBuffer {
   }
 
   due(batchRows: number, batchMs: number, nowMs: number, batchBytes = Number.POSITIVE_INFINITY): boolean {
-    if (this.items.size === 0) return this.skippedOffset !== undefined
+    if (this.items.size === 0) return this.skipped.size > 0
     return (
       this.rowCount >= batchRows || this.byteCount >= batchBytes || nowMs - (this.startedAt ?? nowMs) >= batchMs
     )
   }
 
-  /** The batch in mc order and the offset to commit once it is stored. */
-  take(): { readonly items: ReadonlyArray<Buffered>; readonly commitOffset: bigint | undefined } {
+  /** The batch in mc order and the offsets to commit once it is stored (`commitOffset`: partition 0's). */
+  take(): {
+    readonly items: ReadonlyArray<Buffered>
+    readonly commitOffset: bigint | undefined
+    readonly commitOffsets: ReadonlyMap<number, bigint>
+  } {
     const items = [...this.items.values()].sort((a, b) => a.bundle.mc_seqno - b.bundle.mc_seqno)
-    const maxOffset = items.reduce<bigint | undefined>(
-      (m, i) => (m === undefined || i.offset > m ? i.offset : m),
-      this.skippedOffset
-    )
+    const highest = new Map(this.skipped)
+    for (const i of items) {
+      const p = i.partition ?? 0
+      const m = highest.get(p)
+      if (m === undefined || i.offset > m) highest.set(p, i.offset)
+    }
+    const commitOffsets = new Map([...highest].map(([p, o]) => [p, o + 1n] as const))
     this.items.clear()
-    this.skippedOffset = undefined
+    this.skipped.clear()
     this.rowCount = 0
     this.byteCount = 0
     this.startedAt = undefined
-    return { items, commitOffset: maxOffset === undefined ? undefined : maxOffset + 1n }
+    return { items, commitOffset: commitOffsets.get(0), commitOffsets }
   }
 
   clear(): void {

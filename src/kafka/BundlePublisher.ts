@@ -11,6 +11,7 @@ import { STARTUP_DEADLINE_MS, withDeadline } from "./deadline.js"
 import { KafkaError } from "./errors.js"
 import { KafkaClient } from "./KafkaClient.js"
 import { lastCommittedSeqno } from "./tail.js"
+import { blockPartitionOf } from "./topics.js"
 
 export interface PublishItem {
   /**
@@ -59,7 +60,8 @@ const toKafka = (m: EncodedMessage, partition?: number) => ({
   ...(partition === undefined ? {} : { partition })
 })
 
-export const makeBundlePublisher = (transactionalId: string) =>
+/** `range`: the backfill range this publisher fills, so that its resume point ignores other producers' ranges. */
+export const makeBundlePublisher = (transactionalId: string, range?: { readonly from: number; readonly to: number }) =>
   Effect.gen(function* () {
     const client = yield* KafkaClient
     const producer: Producer = yield* Effect.acquireRelease(
@@ -101,14 +103,14 @@ export const makeBundlePublisher = (transactionalId: string) =>
         try: async () => {
           const tx = await producer.transaction()
           try {
-            // Bundles go to partition 0 explicitly: the topic has one partition by design and the key only names
-            // the record. One request per chunk: `publish` already bounded its size below the record batch limit.
+            // Bundles go to the partition their seqno names (0 with the default single partition), never to the
+            // key hash. One request per chunk: `publish` already bounded its size below the record batch limit.
             if (bundles.length > 0) {
               await tx.send({
                 topic: client.topics.blocks,
                 compression: CompressionTypes.GZIP,
                 acks: -1,
-                messages: bundles.map((b) => toKafka(b, 0))
+                messages: bundles.map((b) => toKafka(b, blockPartitionOf(Number(b.key), client.blockPartitions)))
               })
             }
             if (letters.length > 0) {
@@ -161,7 +163,7 @@ export const makeBundlePublisher = (transactionalId: string) =>
 
     return {
       transactionalId,
-      lastCommitted: lastCommittedSeqno(client.kafka, client.topics.blocks, client.maxMessageBytes),
+      lastCommitted: lastCommittedSeqno(client.kafka, client.topics.blocks, client.maxMessageBytes, range),
       publish
     } satisfies BundlePublisherShape
   })

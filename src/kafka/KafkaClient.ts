@@ -18,6 +18,8 @@ export interface KafkaClientShape {
   /** Largest record the project produces and consumes (broker, topic, producer and fetch limits agree on it). */
   readonly maxMessageBytes: number
   readonly clientId: string
+  /** Partitions of the bundle topic; bundle s lives in partition `blockPartitionOf(s, blockPartitions)`. */
+  readonly blockPartitions: number
 }
 
 export interface KafkaClientOptions {
@@ -28,6 +30,10 @@ export interface KafkaClientOptions {
   readonly maxMessageBytes: number
   /** Partitions of the transactions topic (default DEFAULT_TRANSACTION_PARTITIONS). */
   readonly partitions?: number
+  /** Partitions of the bundle topic (default 1). */
+  readonly blockPartitions?: number
+  /** Replicas of each topic created (default 1). */
+  readonly replicationFactor?: number
   /** -1 keeps the log forever (default): resume and replays read it. */
   readonly retentionMs?: number
 }
@@ -38,7 +44,9 @@ export const optionsFromSettings = (settings: KafkaSettings, network: string): K
   topicPrefix: settings.topicPrefix,
   network,
   maxMessageBytes: settings.maxMessageBytes,
-  partitions: settings.partitions
+  partitions: settings.partitions,
+  blockPartitions: settings.blockPartitions,
+  replicationFactor: settings.replicationFactor
 })
 
 export const withAdmin = <A, E>(kafka: Kafka, use: (admin: Admin) => Effect.Effect<A, E>) =>
@@ -76,8 +84,9 @@ export const makeKafkaClient = (options: KafkaClientOptions) =>
         topicSpecs(topics, {
           maxMessageBytes: options.maxMessageBytes,
           retentionMs: options.retentionMs ?? -1,
-          replicationFactor: 1,
-          transactionPartitions: options.partitions ?? DEFAULT_TRANSACTION_PARTITIONS
+          replicationFactor: options.replicationFactor ?? 1,
+          transactionPartitions: options.partitions ?? DEFAULT_TRANSACTION_PARTITIONS,
+          blockPartitions: options.blockPartitions ?? 1
         })
       ).pipe(
         Effect.timeoutFail({
@@ -92,7 +101,8 @@ export const makeKafkaClient = (options: KafkaClientOptions) =>
       topics,
       network: options.network,
       maxMessageBytes: options.maxMessageBytes,
-      clientId: options.clientId
+      clientId: options.clientId,
+      blockPartitions: options.blockPartitions ?? 1
     } satisfies KafkaClientShape
   })
 

@@ -1,8 +1,9 @@
 /**
  * The Kafka topics this project owns: their names, partitioning and per-topic limits, and their creation.
- * Invariant: every topic name carries the network and a schema major version, and the bundle topic has exactly
- * one partition, so the log order IS masterchain order (resume and the consumer's batching rely on that). The
- * transactions topic has `partitions` partitions keyed by account: order holds per account, not across accounts.
+ * Invariant: every topic name carries the network and a schema major version; bundle s lives in partition
+ * s mod N of the bundle topic (N = 1 by default, so the log order IS masterchain order; with N > 1 each partition is
+ * in masterchain order and a Kafka transaction spans them). The transactions topic has `partitions` partitions keyed
+ * by account: order holds per account, not across accounts.
  */
 import type { Admin, ITopicConfig } from "kafkajs"
 import { Effect } from "effect"
@@ -31,17 +32,22 @@ export interface TopicLimits {
   readonly replicationFactor: number
   /** Partitions of the transactions topic (KAFKA_PARTITIONS); fixed once created, since keys map to partitions. */
   readonly transactionPartitions: number
+  /** Partitions of the bundle topic (KAFKA_BLOCK_PARTITIONS, default 1); fixed once created, like the above. */
+  readonly blockPartitions?: number
 }
 
 /** Default partitions of the transactions topic: enough for a consumer group of a few subscribers to share it. */
 export const DEFAULT_TRANSACTION_PARTITIONS = 6
 
 /**
- * A single partition for bundles: at ~2.5 masterchain blocks per second and a few hundred kB per bundle one
- * partition is far from its limits, and it gives total order without a reordering stage. Parallelism belongs in
- * ClickHouse inserts, not in Kafka partitions.
+ * One partition for bundles by default: at ~2.5 masterchain blocks per second and a few hundred kB per bundle one
+ * partition is far from its limits, and it gives total order without a reordering stage. Several partitions exist
+ * for one reason: N ClickHouse sinks in one consumer group (each partition is owned by one of them at a time).
  */
 export const BLOCKS_PARTITIONS = 1
+
+/** The partition of the bundle topic that holds masterchain block `mcSeqno`: a pure function of the seqno. */
+export const blockPartitionOf = (mcSeqno: number, partitions: number): number => mcSeqno % partitions
 export const DEAD_LETTER_PARTITIONS = 1
 
 export const topicSpecs = (names: TopicNames, limits: TopicLimits): Array<ITopicConfig> => {
@@ -55,7 +61,7 @@ export const topicSpecs = (names: TopicNames, limits: TopicLimits): Array<ITopic
   return [
     {
       topic: names.blocks,
-      numPartitions: BLOCKS_PARTITIONS,
+      numPartitions: limits.blockPartitions ?? BLOCKS_PARTITIONS,
       replicationFactor: limits.replicationFactor,
       configEntries
     },

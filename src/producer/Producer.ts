@@ -52,6 +52,12 @@ export interface ProducerRun {
    * for the transactions topic (default 256): a message whose sender is further back starts a new trace.
    */
   readonly historyBlocks?: number
+  /**
+   * Blocks before `from` a backfill that starts there fetches from upstream, without publishing them, to learn trace
+   * ids and account states (default 0): with several producers over adjacent ranges, a trace that crosses a range
+   * boundary then keeps its root, as with one producer. Blocks upstream cannot serve are passed over.
+   */
+  readonly learnBlocks?: number
 }
 
 export interface ProducerSummary {
@@ -107,7 +113,13 @@ export const runProducer = (run: ProducerRun, decode: DecodeTransaction) =>
     if (run.mode === "backfill" && (run.from === undefined || run.to === undefined)) {
       return yield* Effect.dieMessage("backfill needs both --from and --to")
     }
-    const transactionalId = run.transactionalId ?? `${client.clientId}.${client.network}.producer`
+    // A backfill's id names its range: producers over disjoint ranges run side by side without fencing each other,
+    // and a restart of the same range fences its own predecessor.
+    const transactionalId =
+      run.transactionalId ??
+      (run.mode === "backfill"
+        ? `${client.clientId}.${client.network}.producer.${run.from}-${run.to}`
+        : `${client.clientId}.${client.network}.producer`)
     const tracker = new ProgressTracker()
     const reporter = new ProgressReporter("producer", tracker)
     const totals = { first: undefined as number | undefined, last: undefined as number | undefined, bundles: 0, transactions: 0, deadLetters: 0 }
@@ -205,7 +217,10 @@ export const runProducer = (run: ProducerRun, decode: DecodeTransaction) =>
     // starts from what Kafka says is committed, whatever the failed attempt had in flight.
     const attempt = Effect.scoped(
       Effect.gen(function* () {
-        const publisher = yield* makeBundlePublisher(transactionalId)
+        const publisher = yield* makeBundlePublisher(
+          transactionalId,
+          run.mode === "backfill" ? { from: run.from!, to: run.to! } : undefined
+        )
         const last = yield* publisher.lastCommitted
         const start = startSeqno(run, last, run.mode === "backfill" ? 0 : yield* head)
         if (end !== undefined && start > end) return
@@ -223,12 +238,42 @@ export const runProducer = (run: ProducerRun, decode: DecodeTransaction) =>
           })
           yield* Effect.logInfo(`producer: re-read ${learned} bundles from mc ${from} for trace and state history`)
         }
-        history.warm = true
         // Workers live as long as the attempt: one that dies fails it, and the next attempt starts a fresh pool.
         const decodeBundle =
           decodeWorkers > 0
             ? (yield* makeDecodePool({ workers: decodeWorkers, network: client.network })).prepare
             : onMainThread
+        // A backfill starting at FROM (another producer may be filling the range before it) learns the history from
+        // the blocks just before FROM, fetched upstream and not published, so its trace ids and account states are
+        // those a single producer over the whole chain would write (within `learnBlocks`).
+        const learnBlocks = run.learnBlocks ?? 0
+        if (!history.warm && run.mode === "backfill" && start === run.from && start > 0 && learnBlocks > 0) {
+          const from = Math.max(0, start - learnBlocks)
+          let learned = 0
+          yield* Stream.range(from, start - 1).pipe(
+            Stream.mapEffect(
+              (seqno) =>
+                upstream.bundle(seqno).pipe(
+                  Effect.flatMap(decodeBundle),
+                  Effect.map(Option.some),
+                  Effect.catchIf(
+                    (e): e is UpstreamError => e instanceof UpstreamError && (permanent(e) || e.reason === "not_found"),
+                    () => Effect.succeed(Option.none<Prepared>())
+                  )
+                ),
+              { concurrency: prefetch }
+            ),
+            Stream.runForEach((item) =>
+              Effect.sync(() => {
+                if (Option.isNone(item) || item.value.bundle === null) return
+                completeBundle(item.value.mcSeqno, item.value.drafts, item.value.accountStates, history)
+                learned++
+              })
+            )
+          )
+          yield* Effect.logInfo(`producer: learned history from ${learned} upstream bundles before mc ${start}`)
+        }
+        history.warm = true
         yield* Effect.logInfo(
           `producer: ${run.mode} from mc ${start}${end === undefined ? " on" : ` to ${end}`}, decoding on ` +
             (decodeWorkers > 0 ? `${decodeWorkers} worker thread${decodeWorkers === 1 ? "" : "s"}` : "the main thread")
@@ -296,7 +341,7 @@ export class Producer extends Context.Tag("ton-exporter/Producer")<
   /** From the PRODUCER_* settings. */
   static readonly layer = Layer.unwrapEffect(
     Effect.map(ProducerConfig, (c) =>
-      Producer.layerWith({ mode: c.mode, from: c.from, to: c.to, decodeWorkers: c.decodeWorkers })
+      Producer.layerWith({ mode: c.mode, from: c.from, to: c.to, decodeWorkers: c.decodeWorkers, learnBlocks: c.learnBlocks })
     )
   )
 }

@@ -3,18 +3,35 @@
  * trace ids, writes every table in the storage order with the completion marker last, and only then reports success
  * (the caller commits Kafka offsets after that). Invariant: when `write` succeeds every bundle of the batch has all
  * its rows and its marker; when it fails, no bundle of the batch has a marker it should not have, and partial rows
- * are removed before anything is written again (at start-up and before a retry).
+ * are removed before anything is written again (at start-up and before a retry). A sink in a group of several
+ * writes only while its `guard` says it still owns the batch's partitions, checked before every statement.
  */
-import { Context, Duration, Effect, Layer, Schedule, SubscriptionRef } from "effect"
+import { Context, Duration, Effect, Layer, Schedule, Schema, SubscriptionRef } from "effect"
 import { ClickHouse, ClickHouseError, reasonOfCode } from "../clickhouse/ClickHouse.js"
 import { INSERT_ORDER, type TableName, visitBundleRows } from "../flatten/bundle.js"
 import { Metrics } from "../ops/Metrics.js"
-import { deleteIncomplete } from "./deleteIncomplete.js"
+import { deleteIncomplete, type PartitionScope } from "./deleteIncomplete.js"
 import type { HashB64, MasterchainBundle } from "../ton/record.js"
 import { Lru } from "../trace/Lru.js"
 import { assignTraceIds, externalParents } from "../trace/traceIds.js"
 import { CompactRowEncoder } from "./encode.js"
 import { batchDigest, insertToken } from "./tokens.js"
+
+/**
+ * The batch was given up before its completion marker because this sink may no longer own its blocks (a rebalance
+ * began, or the group may have expired this member): the new owner writes them from the committed offset.
+ */
+export class SinkFenced extends Schema.TaggedError<SinkFenced>()("SinkFenced", {
+  message: Schema.String
+}) {}
+
+/** What a sink in a consumer group of several passes to `write`. */
+export interface WriteScope {
+  /** True while this sink still owns the partitions of the batch; checked before each statement. */
+  readonly guard: () => boolean
+  /** The partitions owned now: a retry's cleanup touches only their blocks. */
+  readonly scope: PartitionScope
+}
 
 export interface SinkItem {
   readonly bundle: MasterchainBundle
@@ -53,7 +70,13 @@ export interface SinkShape {
   readonly recover: Effect.Effect<ReadonlyArray<number>, ClickHouseError>
   /** Highest masterchain seqno with a completion marker (-1 when none). */
   readonly lastDone: Effect.Effect<number, ClickHouseError>
-  readonly write: (items: ReadonlyArray<SinkItem>, heartbeat: () => Promise<void>) => Effect.Effect<WriteResult, ClickHouseError>
+  /** Start-up cleanup of the blocks of some partitions only (a sink of a group, on receiving them). */
+  readonly recoverScope: (scope: PartitionScope) => Effect.Effect<ReadonlyArray<number>, ClickHouseError>
+  readonly write: (
+    items: ReadonlyArray<SinkItem>,
+    heartbeat: () => Promise<void>,
+    group?: WriteScope
+  ) => Effect.Effect<WriteResult, ClickHouseError | SinkFenced>
   /** Published after every successful write: in-process readers wait on its `changes`, never by polling. */
   readonly stored: SubscriptionRef.SubscriptionRef<StoredProgress>
 }
@@ -124,15 +147,26 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
       first: number,
       last: number,
       digest: string,
-      heartbeat: () => Promise<void>
+      heartbeat: () => Promise<void>,
+      group: WriteScope | undefined
     ) =>
       Effect.gen(function* () {
         const generation = `${runId}.${attemptCounter++}`
+        const owning = (what: string) =>
+          group === undefined || group.guard()
+            ? Effect.void
+            : Effect.fail(new SinkFenced({ message: `mc ${first}..${last}: gave up before ${what}: partitions may have moved` }))
         // One statement per table, in INSERT_ORDER: the analytics views count one insert per masterchain block and
         // table (queryID), and the completion marker must be the last statement.
         for (const table of INSERT_ORDER) {
           const encoder = encoders.get(table)!
           if (encoder.rows === 0) continue
+          if (group !== undefined) {
+            // A heartbeat right before the check keeps "heard from the coordinator" fresh (and a failed one, which
+            // means a rebalance, moves the epoch).
+            yield* Effect.promise(() => heartbeat().catch(() => undefined))
+            yield* owning(table === "mc_blocks_done" ? "the completion markers" : `the ${table} rows`)
+          }
           const { columns, body, rows } = encoder.finish()
           const endTimer = metrics.consumerInsertSeconds.startTimer({ table })
           const insert = Effect.tryPromise({
@@ -157,7 +191,7 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
         }
       })
 
-    const writeOnce = (sorted: ReadonlyArray<SinkItem>, heartbeat: () => Promise<void>) =>
+    const writeOnce = (sorted: ReadonlyArray<SinkItem>, heartbeat: () => Promise<void>, group: WriteScope | undefined) =>
       Effect.gen(function* () {
         const done = yield* doneAmong(sorted.map((i) => i.bundle.mc_seqno))
         const todo = sorted.filter((i) => !done.has(i.bundle.mc_seqno))
@@ -178,39 +212,59 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
         const digest = batchDigest(bundles.map((bundle, k) => ({ bundle, digest: todo[k]!.digest })))
         const encoders = encodeRows(bundles)
         const rowCount = [...encoders.values()].reduce((n, e) => n + e.rows, 0)
-        yield* insertAll(encoders, first, last, digest, heartbeat)
+        yield* insertAll(encoders, first, last, digest, heartbeat, group)
         const transactions = bundles.reduce((n, b) => n + b.transactions.length, 0)
         return { stored: bundles.map((b) => b.mc_seqno), alreadyDone, transactions, rows: rowCount } satisfies WriteResult
       })
 
-    const write = (items: ReadonlyArray<SinkItem>, heartbeat: () => Promise<void>) => {
+    const write = (items: ReadonlyArray<SinkItem>, heartbeat: () => Promise<void>, group?: WriteScope) => {
       const sorted = [...new Map(items.map((i) => [i.bundle.mc_seqno, i])).values()].sort(
         (a, b) => a.bundle.mc_seqno - b.bundle.mc_seqno
       )
       if (sorted.length === 0) return Effect.succeed<WriteResult>({ stored: [], alreadyDone: [], transactions: 0, rows: 0 })
       const cleanup = Effect.tryPromise({
-        try: () => deleteIncomplete(ch.client, { fromSeqno: sorted[0]!.bundle.mc_seqno }),
+        try: () =>
+          deleteIncomplete(ch.client, {
+            fromSeqno: sorted[0]!.bundle.mc_seqno,
+            ...(ch.cluster ? { cluster: ch.cluster } : {}),
+            ...(group === undefined ? {} : { scope: group.scope })
+          }),
         catch: failed("removing partial rows")
       }).pipe(Effect.tap((s) => Effect.sync(() => metrics.consumerIncompleteRemoved.inc(s.length))))
       // A failed attempt may have left some tables written (or even the markers, if only the answer was lost):
       // remove rows without marker, then start over from "which of these are done".
-      return writeOnce(sorted, heartbeat).pipe(
+      return writeOnce(sorted, heartbeat, group).pipe(
         Effect.tapError((e) =>
-          Effect.logWarning(`sink: ${e.message}; cleaning up and retrying the batch`).pipe(
-            Effect.zipRight(Effect.ignore(cleanup))
+          e._tag === "SinkFenced"
+            ? Effect.void
+            : Effect.logWarning(`sink: ${e.message}; cleaning up and retrying the batch`).pipe(
+                Effect.zipRight(group === undefined || group.guard() ? Effect.ignore(cleanup) : Effect.void)
+              )
+        ),
+        Effect.retry({
+          while: (e) => e._tag !== "SinkFenced" && (group === undefined || group.guard()),
+          schedule: Schedule.exponential(Duration.millis(200)).pipe(
+            Schedule.intersect(Schedule.recurs((options.attempts ?? 5) - 1))
           )
-        ),
-        Effect.retry(
-          Schedule.exponential(Duration.millis(200)).pipe(Schedule.intersect(Schedule.recurs((options.attempts ?? 5) - 1)))
-        ),
+        }),
         Effect.tap(publish)
       )
     }
 
     return {
-      recover: Effect.tryPromise({ try: () => deleteIncomplete(ch.client), catch: failed("start-up cleanup") }).pipe(
+      recover: Effect.tryPromise({
+        try: () => deleteIncomplete(ch.client, ch.cluster ? { cluster: ch.cluster } : {}),
+        catch: failed("start-up cleanup")
+      }).pipe(
         Effect.tap((s) => Effect.sync(() => metrics.consumerIncompleteRemoved.inc(s.length)))
       ),
+      recoverScope: (scope: PartitionScope) =>
+        Effect.tryPromise({
+          try: () => deleteIncomplete(ch.client, { scope, ...(ch.cluster ? { cluster: ch.cluster } : {}) }),
+          catch: failed("cleanup of new partitions")
+        }).pipe(
+          Effect.tap((s) => Effect.sync(() => metrics.consumerIncompleteRemoved.inc(s.length)))
+        ),
       lastDone: Effect.map(
         ch.query<{ s: string | number }>("SELECT toInt64(max(mc_seqno)) AS s, count() AS n FROM mc_blocks_done"),
         (rows) => (rows[0] === undefined || Number((rows[0] as { n?: unknown }).n ?? 0) === 0 ? -1 : Number(rows[0].s))

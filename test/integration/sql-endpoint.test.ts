@@ -181,3 +181,71 @@ describe("SQL endpoint over plain HTTP (curl)", () => {
     await owner.client.command({ query: "DROP TABLE writable" })
   })
 })
+
+const compact = (rows: ReadonlyArray<object>, columns: ReadonlyArray<string>): Buffer =>
+  Buffer.from(rows.map((r) => JSON.stringify(columns.map((c) => (r as Record<string, unknown>)[c]))).join("\n") + "\n")
+
+describe("SQL endpoint in writable mode: the store of several processes", () => {
+  it("migrates, inserts, deletes and reads through the project's own server client", async () => {
+    const writable = await startSqlEndpoint({
+      engine: owner.embedded!,
+      database,
+      host: "127.0.0.1",
+      port: 0,
+      user: "",
+      password: "",
+      closeDeadlineMs: 500,
+      writable: true
+    })
+    const remote = await makeClickHouseClient({ url: writable.url, user: "default", password: "", database: "remote_store", dataDir: "" })
+    try {
+      expect(remote.backend).toBe("server")
+      const report = await applyMigrations(remote.client)
+      expect(report.applied.length).toBeGreaterThan(5)
+      expect((await applyMigrations(remote.client)).applied).toEqual([])
+
+      // The consumer's encoded inserts: rows in the body, the statement and its settings in the URL.
+      const batch = flattenBundles(bundles)
+      for (const table of INSERT_ORDER) {
+        if (batch[table].length === 0) continue
+        const columns = Object.keys(batch[table][0]!)
+        const body = compact(batch[table], columns)
+        await remote.insertEncoded({
+          table,
+          columns,
+          format: "JSONCompactEachRow",
+          body,
+          settings: { insert_deduplication_token: `t-${table}` }
+        })
+      }
+      const count = async (sql: string) =>
+        Number((await (await remote.client.query({ query: sql, format: "JSONEachRow" })).json<{ n: string }>())[0]!.n)
+      expect(await count("SELECT count() AS n FROM transactions")).toBe(txCount)
+      // The API reads through the same server: identical rows to the owning process's own reads.
+      const seqno = bundles[0]!.mc_seqno
+      const same = "SELECT hash, lt, trace_id FROM transactions WHERE mc_block_seqno = {s:UInt32} ORDER BY lt, hash"
+      const a = await (await remote.client.query({ query: same, query_params: { s: seqno }, format: "JSONEachRow" })).json()
+      const b = await (
+        await owner.client.query({ query: same.replace("FROM transactions", "FROM remote_store.transactions"), query_params: { s: seqno }, format: "JSONEachRow" })
+      ).json()
+      expect(a.length).toBeGreaterThan(0)
+      expect(a).toEqual(b)
+
+      // A mutation with bound parameters and a per-statement setting, as the consumer's cleanup sends it.
+      await remote.client.command({
+        query: "DELETE FROM transactions WHERE mc_block_seqno IN {l:Array(UInt32)}",
+        query_params: { l: [seqno] },
+        clickhouse_settings: { lightweight_deletes_sync: "2" }
+      })
+      expect(await count(`SELECT count() AS n FROM transactions WHERE mc_block_seqno = ${seqno}`)).toBe(0)
+
+      // GET stays read-only, and outside-reaching functions stay refused on POST.
+      const get = await fetch(`${writable.url}?query=${encodeURIComponent("DROP TABLE remote_store.transactions")}`)
+      expect(get.status).toBe(403)
+      await expect(remote.client.command({ query: "INSERT INTO transactions SELECT * FROM url('http://127.0.0.1:1/', 'CSV')" })).rejects.toThrow(/reaches outside/)
+    } finally {
+      await remote.client.close()
+      await writable.close()
+    }
+  })
+})

@@ -1,5 +1,6 @@
 import { Option } from "effect"
 import { describe, expect, it } from "vitest"
+import type { MasterchainBundle } from "../../../src/ton/record.js"
 import { BatchBuffer, estimateRows } from "../../../src/consumer/buffer.js"
 import { startSeqno } from "../../../src/producer/Producer.js"
 import { insertToken, batchDigest } from "../../../src/sink/tokens.js"
@@ -40,7 +41,31 @@ describe("BatchBuffer", () => {
     const buf = new BatchBuffer()
     buf.skip(3n)
     expect(buf.due(1, 1, 0)).toBe(true)
-    expect(buf.take()).toEqual({ items: [], commitOffset: 4n })
+    expect(buf.take()).toEqual({ items: [], commitOffset: 4n, commitOffsets: new Map([[0, 4n]]) })
+  })
+
+  it("commits each partition of a partitioned bundle topic past its own highest offset", () => {
+    const buf = new BatchBuffer()
+    const item = (mc_seqno: number, partition: number, offset: bigint) => ({
+      bundle: { mc_seqno } as MasterchainBundle,
+      digest: "",
+      offset,
+      partition,
+      rows: 1,
+      bytes: 1
+    })
+    buf.add(item(10, 0, 5n), 0)
+    buf.add(item(11, 1, 7n), 0)
+    buf.add(item(13, 1, 8n), 0)
+    buf.skip(6n, 0)
+    buf.add(item(12, 2, 2n), 0)
+    const { items, commitOffsets } = buf.take()
+    expect(items.map((i) => i.bundle.mc_seqno)).toEqual([10, 11, 12, 13])
+    expect([...commitOffsets].sort()).toEqual([
+      [0, 7n],
+      [1, 9n],
+      [2, 3n]
+    ])
   })
 })
 
