@@ -5,7 +5,7 @@
  * last one committed, re-read from Kafka after every failure, so a crash or a broker restart leaves no gap and no
  * repeat a read_committed subscriber could see.
  */
-import { Context, Duration, Effect, Fiber, Layer, Option, Schedule, Stream } from "effect"
+import { Chunk, Context, Duration, Effect, Fiber, Layer, Option, Schedule, Sink, Stream } from "effect"
 import { ProducerConfig, type ProducerMode } from "../config.js"
 import { makeBundlePublisher, type PublishItem } from "../kafka/BundlePublisher.js"
 import { decodeBundle as decodeBundleRecord } from "../kafka/codec.js"
@@ -42,6 +42,12 @@ export interface ProducerRun {
   readonly decodeWorkers?: number
   /** Most bundles per Kafka transaction (fewer when they are large). */
   readonly maxBundlesPerTransaction?: number
+  /**
+   * Most records per Kafka transaction (default 4,000): a bundle counts its bundle record plus one per transaction
+   * (the transactions topic), so a transaction of large blocks stays short enough to commit well inside the broker's
+   * transaction timeout; a single bundle above it still goes alone.
+   */
+  readonly maxRecordsPerTransaction?: number
   /** How often the head is polled when caught up. */
   readonly pollMs?: number
   /** How often the progress line is printed; 0 turns it off. */
@@ -94,6 +100,26 @@ type DecodeBundle = (raw: RawMasterchainBundle) => Effect.Effect<Prepared, Decod
 /** Upstream failures that will not heal by asking again: the block is dead-lettered and the chain moves on. */
 const permanent = (e: UpstreamError) => e.reason === "bad_request" || e.reason === "malformed"
 
+/**
+ * Groups prepared bundles into Kafka transactions: at most `perTx` bundles and `maxRecords` records (a bundle's record
+ * plus one per transaction) each, a single larger bundle alone, and whatever arrived within 50 ms when the stream is
+ * slower than that. Each bundle weighs at least maxRecords / perTx, so the bundle bound holds too.
+ */
+export const transactionBatches =
+  (perTx: number, maxRecords: number) =>
+  <A extends { readonly transactions: number }, E, R>(items: Stream.Stream<A, E, R>): Stream.Stream<Chunk.Chunk<A>, E, R> =>
+    items.pipe(
+      Stream.aggregateWithin(
+        Sink.foldWeighted({
+          initial: Chunk.empty<A>(),
+          maxCost: maxRecords,
+          cost: (_, a: A) => Math.max(1 + a.transactions, maxRecords / perTx),
+          body: (acc, a: A) => Chunk.append(acc, a)
+        }),
+        Schedule.spaced(Duration.millis(50))
+      )
+    )
+
 export const runProducer = (run: ProducerRun, decode: DecodeTransaction) =>
   Effect.gen(function* () {
     const client = yield* KafkaClient
@@ -108,6 +134,7 @@ export const runProducer = (run: ProducerRun, decode: DecodeTransaction) =>
       return yield* Effect.dieMessage("decode workers run pipelineDecode; another decoder needs decodeWorkers 0")
     }
     const perTx = run.maxBundlesPerTransaction ?? 32
+    const maxRecords = run.maxRecordsPerTransaction ?? 4_000
     const pollMs = run.pollMs ?? 500
     const end = run.mode === "follow" ? undefined : run.to
     if (run.mode === "backfill" && (run.from === undefined || run.to === undefined)) {
@@ -282,7 +309,7 @@ export const runProducer = (run: ProducerRun, decode: DecodeTransaction) =>
           end === undefined ? Stream.iterate(start, (n) => n + 1) : Stream.range(start, end)
         yield* seqnos.pipe(
           Stream.mapEffect((seqno) => fetch(seqno, decodeBundle), { concurrency: prefetch }),
-          Stream.groupedWithin(perTx, Duration.millis(50)),
+          transactionBatches(perTx, maxRecords),
           Stream.mapEffect((chunk) => publish(publisher)([...chunk])),
           Stream.runDrain
         )
