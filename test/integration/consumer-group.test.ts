@@ -71,10 +71,11 @@ const waitFor = async (what: string, cond: () => boolean | Promise<boolean>, ms 
 }
 
 /**
- * Content-addressed tables: any writer writes the same row for a hash, the cleanup leaves them alone, and a
- * rewritten block may write a row again; readers see them collapsed (FINAL), and so are they compared.
+ * Content-addressed tables: any writer writes the same row for a hash (or, in opcode_names, for an opcode: one row
+ * per opcode an insert carried), the cleanup leaves them alone, and a rewritten block or another batching may write
+ * a row again; readers see them collapsed (FINAL), and so are they compared.
  */
-const CONTENT_ADDRESSED = new Set(["message_contents", "account_states"])
+const CONTENT_ADDRESSED = new Set(["message_contents", "account_states", "opcode_names"])
 
 /** Columns that name an insert attempt or its time, not the data: they differ between any two runs. */
 const PER_ATTEMPT = new Set(["insert_id", "inserted_at", "applied_at"])
