@@ -5,7 +5,8 @@
  * request for it plus one per new shard block (a lookupBlock more when its id is not known from the head or a prev
  * link). Invariant: the bundle equals the toncenter source's for the same chain (the same shard walk, the same
  * records), and every block used is the one asked for: the answer's id, the root hash of its BOC and the sha256 of
- * the file all match the requested id.
+ * the file all match the requested id. Account states come from the blocks' own state updates when asked for
+ * (states.ts), at no request cost.
  */
 import { createHash } from "node:crypto"
 import { ConfigError, Effect, Either } from "effect"
@@ -19,6 +20,7 @@ import { Lru } from "../../trace/Lru.js"
 import { loadLiteserverAddresses } from "./addresses.js"
 import { addressText } from "./LiteConnection.js"
 import { type LitePool, type LitePoolOptions, makeLitePool } from "./Pool.js"
+import { type AccountStatesMode, bundleStates, NO_STATES } from "./states.js"
 
 const MAX_WALK = 20_000
 
@@ -70,7 +72,12 @@ const memo = <A>(cache: Lru<string, Effect.Effect<A, UpstreamError>>, key: strin
 
 const malformed = (message: string) => new UpstreamError({ reason: "malformed", message })
 
-export const makeLiteserverReader = (pool: LitePool) => {
+export interface ReaderOptions {
+  /** "block": account states and code hashes from each block's state update; "off" (the default): none. */
+  readonly accountStates?: AccountStatesMode
+}
+
+export const makeLiteserverReader = (pool: LitePool, readerOpts: ReaderOptions = {}) => {
   const blocks = new Lru<string, Effect.Effect<ExtractedBlock, UpstreamError>>(4096)
   const mcIds = new Lru<string, BlockIdExt>(1024)
   // the block a validated answer decoded to, handed from the check to the caller without decoding twice
@@ -237,8 +244,7 @@ export const makeLiteserverReader = (pool: LitePool) => {
         shard_blocks: shardBlocks.map((b) => toBlockRecord(b.x.header, mcSeqno, b.id.file_hash)),
         shard_tops: [...tops].sort(compareBlockIds),
         transactions: [mc, ...shardBlocks].flatMap((b) => txsOf(b.id, b.x)),
-        account_states: [],
-        code_hashes: {}
+        ...(readerOpts.accountStates === "block" ? bundleStates([mc, ...shardBlocks].map((b) => b.x)) : NO_STATES)
       } satisfies RawMasterchainBundle
     }).pipe(
       Effect.withSpan("upstream.bundle", {
@@ -256,13 +262,13 @@ export interface LiteserverUpstream extends UpstreamService {
 }
 
 /** A liteserver upstream over a pool that lives as long as the scope. */
-export const makeLiteserverUpstream = (opts: LitePoolOptions) =>
+export const makeLiteserverUpstream = (opts: LitePoolOptions & ReaderOptions) =>
   Effect.gen(function* () {
     const pool = yield* Effect.acquireRelease(
       Effect.sync(() => makeLitePool(opts)),
       (p) => Effect.sync(() => p.close())
     )
-    const reader = makeLiteserverReader(pool)
+    const reader = makeLiteserverReader(pool, { accountStates: opts.accountStates ?? "off" })
     return {
       head: reader.head,
       bundle: reader.bundle,
@@ -277,6 +283,8 @@ export interface LiteserverSettings {
   readonly rps: number
   readonly timeoutMs: number
   readonly retries: number
+  /** LITESERVER_ACCOUNT_STATES */
+  readonly accountStates: AccountStatesMode
 }
 
 /** The upstream from the LITESERVER_* settings; an unusable LITESERVER_CONFIG is a configuration error. */
@@ -291,5 +299,16 @@ export const liteserverFromSettings = (s: LiteserverSettings) =>
         )
     })
     yield* Effect.logInfo(`reading blocks from ${servers.length} liteserver(s): ${servers.map(addressText).join(", ")}`)
-    return yield* makeLiteserverUpstream({ servers, rps: s.rps, timeoutMs: s.timeoutMs, retries: s.retries })
+    yield* Effect.logInfo(
+      s.accountStates === "block"
+        ? "account states from each block's state update (0 extra requests per masterchain block)"
+        : "account states off (LITESERVER_ACCOUNT_STATES=off): v3 states are hash-only"
+    )
+    return yield* makeLiteserverUpstream({
+      servers,
+      rps: s.rps,
+      timeoutMs: s.timeoutMs,
+      retries: s.retries,
+      accountStates: s.accountStates
+    })
   })
