@@ -65,7 +65,7 @@ const extBlkRef = (b: Builder, r: { end_lt: string; seqno: number; root_hash: st
     .storeBuffer(Buffer.from(r.root_hash, "base64"), 32)
     .storeBuffer(Buffer.from(r.file_hash, "base64"), 32)
 
-const ZERO_REF = {
+export const ZERO_REF = {
   end_lt: "0",
   seqno: 0,
   root_hash: Buffer.alloc(32).toString("base64"),
@@ -125,7 +125,7 @@ const shardTree = (shard: string, tops: ReadonlyMap<string, BlockRecord>): Cell 
 const randSeed = (id: BlockIdExt): Buffer => createHash("sha256").update(`rand:${blockKey(id)}`).digest()
 const CREATED_BY = Buffer.alloc(32)
 
-const buildBlock = (
+export const buildBlock = (
   rec: BlockRecord,
   prev: ReadonlyArray<{
     end_lt: string
