@@ -273,8 +273,8 @@ export const settings = {
     accountStates: setting(
       "LITESERVER_ACCOUNT_STATES",
       "block",
-      "Account states (v3 account_state_before/after, address-book bounceable flag): block = from each block's state update, no extra requests; off = hash-only",
-      oneOf("block", "off")
+      "Account states (v3 account_state_before/after, address-book bounceable flag): block = from each block's state update, no extra requests; block+lookup = also one getAccountState per message counterpart no block reported; off = hash-only",
+      oneOf("block", "block+lookup", "off")
     )
   },
   producer: {

@@ -20,6 +20,7 @@ import { Lru } from "../../trace/Lru.js"
 import { loadLiteserverAddresses } from "./addresses.js"
 import { addressText } from "./LiteConnection.js"
 import { type LitePool, type LitePoolOptions, makeLitePool } from "./Pool.js"
+import { makeAccountLookup } from "./accountLookup.js"
 import { type AccountStatesMode, bundleStates, NO_STATES } from "./states.js"
 
 const MAX_WALK = 20_000
@@ -73,7 +74,10 @@ const memo = <A>(cache: Lru<string, Effect.Effect<A, UpstreamError>>, key: strin
 const malformed = (message: string) => new UpstreamError({ reason: "malformed", message })
 
 export interface ReaderOptions {
-  /** "block": account states and code hashes from each block's state update; "off" (the default): none. */
+  /**
+   * "block": account states and code hashes from each block's state update; "block+lookup": also one
+   * getAccountState per account the messages mention that no block reported; "off" (the default): none.
+   */
   readonly accountStates?: AccountStatesMode
 }
 
@@ -83,6 +87,7 @@ export const makeLiteserverReader = (pool: LitePool, readerOpts: ReaderOptions =
   // the block a validated answer decoded to, handed from the check to the caller without decoding twice
   const extracted = new WeakMap<object, ExtractedBlock>()
   let knownHead = -1
+  const lookup = makeAccountLookup(pool)
 
   /** A whole block, checked against the id it was asked by. */
   const block = (id: BlockIdExt, mcSeqno: number): Effect.Effect<ExtractedBlock, UpstreamError> =>
@@ -238,13 +243,18 @@ export const makeLiteserverReader = (pool: LitePool, readerOpts: ReaderOptions =
         frontier = [...next.values()]
       }
       const shardBlocks = [...found.values()].sort((a, b) => compareBlockIds(a.id, b.id))
+      const transactions = [mc, ...shardBlocks].flatMap((b) => txsOf(b.id, b.x))
+      const mode = readerOpts.accountStates ?? "off"
+      const fromBlocks = mode === "off" ? NO_STATES : bundleStates([mc, ...shardBlocks].map((b) => b.x))
+      const states =
+        mode === "block+lookup" ? yield* lookup.fill(mc.id, mcSeqno, fromBlocks, transactions) : fromBlocks
       return {
         mc_seqno: mcSeqno,
         mc_block: toBlockRecord(mc.x.header, mcSeqno, mc.id.file_hash),
         shard_blocks: shardBlocks.map((b) => toBlockRecord(b.x.header, mcSeqno, b.id.file_hash)),
         shard_tops: [...tops].sort(compareBlockIds),
-        transactions: [mc, ...shardBlocks].flatMap((b) => txsOf(b.id, b.x)),
-        ...(readerOpts.accountStates === "block" ? bundleStates([mc, ...shardBlocks].map((b) => b.x)) : NO_STATES)
+        transactions,
+        ...states
       } satisfies RawMasterchainBundle
     }).pipe(
       Effect.withSpan("upstream.bundle", {
@@ -252,12 +262,14 @@ export const makeLiteserverReader = (pool: LitePool, readerOpts: ReaderOptions =
       })
     )
 
-  return { head, bundle, block, mcId }
+  return { head, bundle, block, mcId, accountLookups: lookup.lookups }
 }
 
 export interface LiteserverUpstream extends UpstreamService {
   /** Lite API requests sent so far (every attempt counts). */
   readonly requests: () => number
+  /** getAccountState answers used so far (LITESERVER_ACCOUNT_STATES=block+lookup). */
+  readonly accountLookups: () => number
   readonly pool: LitePool
 }
 
@@ -273,6 +285,7 @@ export const makeLiteserverUpstream = (opts: LitePoolOptions & ReaderOptions) =>
       head: reader.head,
       bundle: reader.bundle,
       requests: pool.requests,
+      accountLookups: reader.accountLookups,
       pool
     } satisfies LiteserverUpstream
   })
@@ -300,9 +313,11 @@ export const liteserverFromSettings = (s: LiteserverSettings) =>
     })
     yield* Effect.logInfo(`reading blocks from ${servers.length} liteserver(s): ${servers.map(addressText).join(", ")}`)
     yield* Effect.logInfo(
-      s.accountStates === "block"
-        ? "account states from each block's state update (0 extra requests per masterchain block)"
-        : "account states off (LITESERVER_ACCOUNT_STATES=off): v3 states are hash-only"
+      s.accountStates === "off"
+        ? "account states off (LITESERVER_ACCOUNT_STATES=off): v3 states are hash-only"
+        : s.accountStates === "block"
+          ? "account states from each block's state update (0 extra requests per masterchain block)"
+          : "account states from each block's state update, and one getAccountState per account its messages mention that no block reported"
     )
     return yield* makeLiteserverUpstream({
       servers,

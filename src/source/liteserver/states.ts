@@ -10,7 +10,8 @@
 import type { ExtractedBlock } from "../../ton/block.js"
 import type { AccountStateRecord, HashB64, RawAddress } from "../../ton/record.js"
 
-export type AccountStatesMode = "block" | "off"
+/** block: from the blocks' state updates; block+lookup: also the accounts their messages mention (accountLookup). */
+export type AccountStatesMode = "block" | "block+lookup" | "off"
 
 export interface BundleStates {
   readonly account_states: ReadonlyArray<AccountStateRecord>

@@ -4,16 +4,20 @@
  * transaction's account states are filled exactly where toncenter's indexer knows them (the state an account was
  * left in at the end of a block, and the state a block found it in where the update holds it; hash-only in between),
  * and the address book marks an account bounceable by toncenter's rule on the code it was left with. Reading the
- * states costs no request: the same bundles with states off take as many requests.
+ * states costs no request: the same bundles with states off take as many requests. The getAccountState fallback
+ * asks once per account the messages mention that no block reported, and refuses another account's state.
  */
+import { Address, beginCell, Cell, loadShardAccount, storeAccount } from "@ton/core"
 import { Effect, Exit, Scope } from "effect"
 import fs from "node:fs"
 import path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { assembleBundle, pipelineDecode } from "../../../src/producer/assemble.js"
+import { counterparts } from "../../../src/source/liteserver/accountLookup.js"
 import { parseDirect } from "../../../src/source/liteserver/addresses.js"
 import { makeLiteserverUpstream } from "../../../src/source/liteserver/Liteserver.js"
 import type { RawMasterchainBundle } from "../../../src/source/Upstream.js"
+import { accountStateOf } from "../../../src/ton/accountState.js"
 import { extractBlock } from "../../../src/ton/block.js"
 import { isBounceableByCode } from "../../../src/ton/v3.js"
 import { toFriendly } from "../../../src/ton/address.js"
@@ -21,7 +25,7 @@ import { MemoryTxStore } from "../../../tools/fake/memoryStore.js"
 import { realShardBlockChain } from "../../../tools/fake/liteserver/realBlocks.js"
 import { startFakeLiteserver } from "../../../tools/fake/liteserver/server.js"
 import { appFor } from "../api/world.js"
-import { ok, REAL } from "../ton/support.js"
+import { ok, readRealJson, REAL } from "../ton/support.js"
 
 const SHARD_BLOCKS = [
   "mainnet__0_8000000000000000_30816553__tongo-block-1.boc",
@@ -184,4 +188,89 @@ describe("real shard blocks through the liteserver source, served as v3", { time
       ).length
     })
   }
+})
+
+describe("the getAccountState fallback for accounts the messages mention", { timeout: 240_000 }, () => {
+  const NAME = "mainnet__0_a000000000000000_54302208__tongo-block-6.boc"
+  const file = readFile(NAME)
+  const x = ok(extractBlock(file))
+  const changed = new Set(x.transactions.map((t) => t.account))
+  const mentioned = [
+    ...counterparts(
+      x.transactions.map((t) => ({ ...t, block: { workchain: 0, shard: x.header.shard, seqno: x.header.seqno, root_hash: "", file_hash: "" } })),
+      MC
+    )
+  ].filter((a) => !changed.has(a))
+  // a real Account cell (tonutils-go's replay fixture), moved to the first mentioned address
+  const shardAccount = Cell.fromBase64(
+    readRealJson("tx-bocs/tonutils-go__transaction_replay_regression__mainnet-2txs-with-shard-accounts.json").accounts[0]
+      .to_shard_account_boc_base64
+  )
+  const original = loadShardAccount(shardAccount.beginParse()).account!
+  const movedTo = (raw: string) => beginCell().storeBit(true).store(storeAccount({ ...original, addr: Address.parse(raw) })).endCell()
+  const codeHash = accountStateOf(shardAccount.refs[0]!, "0:X")!.code_hash
+
+  const withAccounts = async (accounts: ReadonlyMap<string, Cell>) => {
+    const ls = await startFakeLiteserver({ chain: realShardBlockChain(file, MC, NAME), accounts })
+    const scope = await Effect.runPromise(Scope.make())
+    const up = await Effect.runPromise(
+      Scope.extend(
+        makeLiteserverUpstream({
+          servers: parseDirect(ls.config)!,
+          timeoutMs: 5_000,
+          retries: 1,
+          retryBaseMs: 10,
+          retryMaxMs: 20,
+          accountStates: "block+lookup"
+        }),
+        scope
+      )
+    )
+    await Effect.runPromise(up.head)
+    return {
+      up,
+      stop: async () => {
+        await Effect.runPromise(Scope.close(scope, Exit.void))
+        await ls.stop()
+      }
+    }
+  }
+
+  it("asks each mentioned account once, at the masterchain block, and reports its code hash", async () => {
+    expect(mentioned.length).toBeGreaterThan(1)
+    expect(codeHash).not.toBeNull()
+    const s = await withAccounts(new Map([[mentioned[0]!, movedTo(mentioned[0]!)]]))
+    try {
+      const before = s.up.requests()
+      const bundle = await Effect.runPromise(s.up.bundle(MC))
+      const requests = s.up.requests() - before
+      console.log(
+        `${NAME}: ${requests} liteserver requests for the masterchain block, ${s.up.accountLookups()} of them getAccountState ` +
+          `(${mentioned.length} accounts mentioned but not changed)`
+      )
+      expect(s.up.accountLookups()).toBe(mentioned.length)
+      expect(bundle.code_hashes[mentioned[0]!]).toBe(codeHash)
+      for (const a of mentioned.slice(1)) expect(bundle.code_hashes[a]).toBeNull()
+      expect(bundle.account_states.filter((st) => st.account === mentioned[0])).toHaveLength(1)
+      // the block's own accounts keep their block states
+      for (const a of changed) expect(bundle.code_hashes[a]).toBe(x.states.after.find((st) => st.account === a)!.code_hash)
+      // known accounts are not asked again
+      const again = s.up.requests()
+      await Effect.runPromise(s.up.bundle(MC))
+      expect(s.up.requests() - again).toBe(0)
+      expect(s.up.accountLookups()).toBe(mentioned.length)
+    } finally {
+      await s.stop()
+    }
+  })
+
+  it("refuses a state that is another account's", async () => {
+    const s = await withAccounts(new Map([[mentioned[0]!, shardAccount.refs[0]!]]))
+    try {
+      const r = await Effect.runPromise(Effect.either(s.up.bundle(MC)))
+      expect(r._tag === "Left" && r.left.reason).toBe("malformed")
+    } finally {
+      await s.stop()
+    }
+  })
 })
