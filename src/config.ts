@@ -293,7 +293,13 @@ export const settings = {
     ),
     rps: setting("LITESERVER_RPS", "0", "Requests per second to each liteserver; 0 = unlimited", int(0, 100_000)),
     timeoutMs: setting("LITESERVER_TIMEOUT_MS", "10000", "Timeout of one liteserver query", int(1, 600_000)),
-    retries: setting("LITESERVER_RETRIES", "8", "Retries of a failed liteserver query (on the next best server)", int(0, 1000))
+    retries: setting("LITESERVER_RETRIES", "8", "Retries of a failed liteserver query (on the next best server)", int(0, 1000)),
+    accountStates: setting(
+      "LITESERVER_ACCOUNT_STATES",
+      "block",
+      "Account states (v3 account_state_before/after, address-book bounceable flag): block = from each block's state update, no extra requests; block+lookup = also one getAccountState per message counterpart no block reported; off = hash-only",
+      oneOf("block", "block+lookup", "off")
+    )
   },
   producer: {
     mode: setting(

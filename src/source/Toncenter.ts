@@ -7,7 +7,8 @@
  */
 import { Address } from "@ton/core"
 import { Deferred, Duration, Effect, Schedule } from "effect"
-import type { AccountStateRecord, AccountStatus, BlockIdExt, BlockRecord } from "../ton/record.js"
+import type { AccountStateRecord, AccountStatus, BlockHeaderExtra, BlockIdExt, BlockRecord } from "../ton/record.js"
+import { headerExtra } from "../ton/record.js"
 import { headerFields } from "../ton/record.js"
 import type { BlockHeaderJson, BlockIdExtJson, BlockTransactionJson, V3BlockJson } from "./schemas.js"
 import { int64ToString } from "./schemas.js"
@@ -31,7 +32,7 @@ const toBlockIdExt = (j: BlockIdExtJson): BlockIdExt => ({
   file_hash: j.file_hash
 })
 
-export const toBlockRecord = (h: BlockHeaderJson, mcSeqno: number, txCount: number): BlockRecord => ({
+export const toBlockRecord = (h: BlockHeaderJson & BlockHeaderExtra, mcSeqno: number, txCount: number): BlockRecord => ({
   id: toBlockIdExt(h.id),
   mc_block_seqno: mcSeqno,
   // toncenter names two header fields differently and sends the lts as numbers or strings
@@ -42,6 +43,8 @@ export const toBlockRecord = (h: BlockHeaderJson, mcSeqno: number, txCount: numb
     start_lt: int64ToString(h.start_lt),
     end_lt: int64ToString(h.end_lt)
   }),
+  // v3 headers carry these; v2's getBlockHeader does not
+  ...headerExtra(h),
   prev_blocks: h.prev_blocks.map(toBlockIdExt),
   tx_count: txCount
 })
@@ -55,7 +58,7 @@ const v3Id = (b: V3BlockJson): BlockIdExt => ({
 })
 
 /** A v3 block in v2 getBlockHeader's form (v3 renames two fields and prints gen_utime as a string). */
-const v3Header = (b: V3BlockJson, prevBlocks: ReadonlyArray<BlockIdExtJson>): BlockHeaderJson => ({
+const v3Header = (b: V3BlockJson, prevBlocks: ReadonlyArray<BlockIdExtJson>): BlockHeaderJson & BlockHeaderExtra => ({
   id: v3Id(b),
   global_id: b.global_id,
   version: b.version,
@@ -74,7 +77,13 @@ const v3Header = (b: V3BlockJson, prevBlocks: ReadonlyArray<BlockIdExtJson>): Bl
   end_lt: int64ToString(b.end_lt),
   gen_utime: Number(b.gen_utime),
   vert_seqno: b.vert_seqno,
-  prev_blocks: prevBlocks
+  prev_blocks: prevBlocks,
+  ...headerExtra({
+    vert_seqno_incr: b.vert_seqno_incr ?? undefined,
+    master_ref_seqno: b.rand_seed === undefined || b.rand_seed === null ? undefined : (b.master_ref_seqno ?? null),
+    rand_seed: b.rand_seed ?? undefined,
+    created_by: b.created_by ?? undefined
+  })
 })
 
 /** "wc:HEX" upper case from toncenter's `account` (either case) or, failing that, the friendly address. */
@@ -174,7 +183,8 @@ export const makeBundleReader = (
               hash: a.account_state_hash,
               account,
               balance: a.balance === null || a.balance === undefined ? null : int64ToString(a.balance),
-              extra_currencies: null,
+              // the canonical record: extra currencies are null exactly when the balance is (toncenter prints {})
+              extra_currencies: a.balance === null || a.balance === undefined ? null : {},
               account_status: statusOf(a.status),
               frozen_hash: a.frozen_hash ?? null,
               data_hash: a.data_hash ?? null,

@@ -115,6 +115,10 @@ export const V3BlockJson = Schema.Struct({
   min_ref_mc_seqno: Schema.Number,
   prev_key_block_seqno: Schema.Number,
   vert_seqno: Schema.Number,
+  vert_seqno_incr: Schema.optional(Schema.NullishOr(Schema.Boolean)),
+  master_ref_seqno: Schema.optional(Schema.NullishOr(Schema.Number)),
+  rand_seed: Schema.optional(Schema.NullishOr(Schema.String)),
+  created_by: Schema.optional(Schema.NullishOr(Schema.String)),
   tx_count: Schema.NullishOr(Schema.Number),
   prev_blocks: Schema.Array(
     Schema.Struct({

@@ -23,7 +23,7 @@ import type {
   TransactionRecord,
   TxDescription
 } from "../ton/record.js"
-import { headerFields } from "../ton/record.js"
+import { headerExtra, headerFields } from "../ton/record.js"
 
 /** Rows that contradict each other (a message or body missing for a stored transaction): a storage bug. */
 export class StoreIntegrityError extends Error {
@@ -39,6 +39,13 @@ export const assembleBlock = (r: BlockRow): BlockRecord => ({
   id: { workchain: r.workchain, shard: r.shard, seqno: r.seqno, root_hash: r.root_hash, file_hash: r.file_hash },
   mc_block_seqno: r.mc_block_seqno,
   ...headerFields(r),
+  ...headerExtra({
+    vert_seqno_incr: r.vert_seqno_incr ?? undefined,
+    // a block read whole (rand_seed known) has a known master_ref, null for a masterchain block
+    master_ref_seqno: r.rand_seed !== null ? r.master_ref_seqno : (r.master_ref_seqno ?? undefined),
+    rand_seed: r.rand_seed ?? undefined,
+    created_by: r.created_by ?? undefined
+  }),
   prev_blocks: r.prev_blocks.map((p) => ({
     workchain: p.workchain,
     shard: p.shard,

@@ -11,7 +11,8 @@ import { rawFromHash } from "./address.js"
 import { errorText, parseBoc, parseBocBytes, serializeBocBase64 } from "./boc.js"
 import { DecodeError } from "./errors.js"
 import type { BlockHeaderFields, BlockIdExt, BlockRecord, BocB64, HashB64, Int64String, RawAddress } from "./record.js"
-import { headerFields } from "./record.js"
+import { headerExtra, headerFields } from "./record.js"
+import { type BlockStates, blockStates } from "./stateUpdate.js"
 
 export interface ExtBlockRef {
   readonly end_lt: Int64String
@@ -49,6 +50,9 @@ export interface BlockHeaderSummary extends BlockHeaderFields {
   /** sha256 of the input bytes: the block's file_hash only when the input is the original block file. */
   readonly file_hash: HashB64
   readonly vert_seqno_incr: boolean
+  /** BlockExtra's rand_seed and created_by (the collator's key), base64. */
+  readonly rand_seed: HashB64
+  readonly created_by: HashB64
   readonly gen_software: { readonly version: number; readonly capabilities: Int64String } | null
   /** The masterchain block a shard block refers to; null for masterchain blocks. */
   readonly master_ref: ExtBlockRef | null
@@ -69,6 +73,8 @@ export interface ExtractedTransaction {
 export interface ExtractedBlock {
   readonly header: BlockHeaderSummary
   readonly transactions: ReadonlyArray<ExtractedTransaction>
+  /** States of the accounts with transactions here, before and after the block, from its state_update. */
+  readonly states: BlockStates
 }
 
 const b64 = (buf: Buffer): string => buf.toString("base64")
@@ -196,7 +202,7 @@ const readBlock = (root: Cell, root_hash: HashB64, file_hash: HashB64): Extracte
   const global_id = s.loadInt(32)
   const info = s.loadRef().beginParse()
   s.loadRef() // value_flow
-  s.loadRef() // state_update
+  const stateUpdate = s.loadRef()
   const extra = s.loadRef().beginParse()
 
   if (info.loadUint(32) !== 0x9bc7a987) throw new Error("missing block_info#9bc7a987 tag")
@@ -254,13 +260,16 @@ const readBlock = (root: Cell, root_hash: HashB64, file_hash: HashB64): Extracte
   extra.loadRef() // in_msg_descr
   extra.loadRef() // out_msg_descr
   const accountBlocks = extra.loadRef().beginParse()
-  extra.skip(512) // rand_seed, created_by
+  const rand_seed = b64(extra.loadBuffer(32))
+  const created_by = b64(extra.loadBuffer(32))
   const custom = extra.loadMaybeRef()
 
   const accounts = accountBlocks.loadDict(Dictionary.Keys.BigUint(256), AccountBlockValue)
   const transactions: Array<ExtractedTransaction> = []
+  const changed = new Set<string>()
   for (const key of [...accounts.keys()].sort(cmp)) {
     const ab = accounts.get(key)!
+    changed.add(ab.account.toString("hex").toUpperCase())
     const account = rawFromHash(workchain, ab.account)
     for (const lt of [...ab.txs.keys()].sort(cmp)) {
       const tx = ab.txs.get(lt)!
@@ -298,6 +307,8 @@ const readBlock = (root: Cell, root_hash: HashB64, file_hash: HashB64): Extracte
       key_block,
       vert_seqno_incr,
       vert_seqno,
+      rand_seed,
+      created_by,
       gen_utime,
       start_lt,
       end_lt,
@@ -311,7 +322,8 @@ const readBlock = (root: Cell, root_hash: HashB64, file_hash: HashB64): Extracte
       shards,
       tx_count: transactions.length
     },
-    transactions
+    transactions,
+    states: blockStates(stateUpdate, workchain, changed)
   }
 }
 
@@ -327,6 +339,12 @@ export const toBlockRecord = (
   id: { workchain: h.workchain, shard: h.shard, seqno: h.seqno, root_hash: h.root_hash, file_hash },
   mc_block_seqno,
   ...headerFields(h),
+  ...headerExtra({
+    vert_seqno_incr: h.vert_seqno_incr,
+    master_ref_seqno: h.master_ref === null ? null : h.master_ref.seqno,
+    rand_seed: h.rand_seed,
+    created_by: h.created_by
+  }),
   prev_blocks: h.prev_blocks.map((p) => ({
     workchain: p.workchain,
     shard: p.shard,

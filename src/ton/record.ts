@@ -72,8 +72,31 @@ export const headerFields = (h: BlockHeaderFields): BlockHeaderFields => ({
   end_lt: h.end_lt,
 })
 
+/**
+ * Header fields toncenter v3 serves beyond v2's getBlockHeader. A source that reads the block itself fills them; a
+ * source that only sees v2 headers leaves them out, and v3 then renders null.
+ */
+export interface BlockHeaderExtra {
+  readonly vert_seqno_incr?: boolean
+  /** The masterchain block a shard block refers to (BlockInfo master_ref); null for masterchain blocks. */
+  readonly master_ref_seqno?: number | null
+  /** BlockExtra rand_seed and created_by, base64. */
+  readonly rand_seed?: HashB64
+  readonly created_by?: HashB64
+}
+
+/** The extra header fields that are present, and nothing else. */
+export const headerExtra = (h: BlockHeaderExtra): BlockHeaderExtra => {
+  const out: { -readonly [K in keyof BlockHeaderExtra]: BlockHeaderExtra[K] } = {}
+  if (h.vert_seqno_incr !== undefined) out.vert_seqno_incr = h.vert_seqno_incr
+  if (h.master_ref_seqno !== undefined) out.master_ref_seqno = h.master_ref_seqno
+  if (h.rand_seed !== undefined) out.rand_seed = h.rand_seed
+  if (h.created_by !== undefined) out.created_by = h.created_by
+  return out
+}
+
 /** A block header as the pipeline knows it (toncenter v2 getBlockHeader plus the committing masterchain block). */
-export interface BlockRecord extends BlockHeaderFields {
+export interface BlockRecord extends BlockHeaderFields, BlockHeaderExtra {
   readonly id: BlockIdExt
   /** Seqno of the masterchain block that commits this block (its own seqno for a masterchain block). */
   readonly mc_block_seqno: number

@@ -6,6 +6,30 @@ import { ClickHouseTxStore } from "../../src/store/Store.js"
 import type { BlockRecord, MasterchainBundle, TransactionRecord } from "../../src/ton/record.js"
 import { testClickHouse, type TestClickHouse } from "../support/integration.js"
 import { h, realBundle, syntheticBundle } from "../unit/store/records.js"
+import { readFileSync } from "node:fs"
+import { Either } from "effect"
+import { bundleStates } from "../../src/source/liteserver/states.js"
+import { extractBlock, toBlockRecord } from "../../src/ton/block.js"
+import { decodeTransaction } from "../../src/ton/decode.js"
+import { FIXTURES } from "../unit/store/records.js"
+
+/** A real masterchain block read whole: header fields beyond v2's and account states from its state update. */
+const readWhole = (): MasterchainBundle => {
+  const x = Either.getOrThrow(extractBlock(readFileSync(`${FIXTURES}/blocks/mainnet__-1_8000000000000000_17734191__tongo-block-5.boc`)))
+  const mc = toBlockRecord(x.header, x.header.seqno)
+  const states = bundleStates([x])
+  return {
+    schema_version: 1,
+    network: "mainnet",
+    mc_seqno: mc.id.seqno,
+    mc_block: mc,
+    shard_blocks: [],
+    shard_tops: x.header.shards!.map((d) => ({ workchain: d.workchain, shard: d.shard, seqno: d.seqno, root_hash: d.root_hash, file_hash: d.file_hash })),
+    transactions: x.transactions.map((t) => Either.getOrThrow(decodeTransaction(t.boc, { block: mc.id, mc_block_seqno: mc.id.seqno }))),
+    account_states: states.account_states,
+    code_hashes: states.code_hashes
+  }
+}
 
 let handle: TestClickHouse
 let client: ClickHouseClient
@@ -34,7 +58,8 @@ const byBlockOrder = (a: BlockRecord, b: BlockRecord) =>
 
 const real = realBundle()
 const synthetic = [1000, 1001, 1002].map(syntheticBundle)
-const done: Array<MasterchainBundle> = [real, ...synthetic]
+const whole = readWhole()
+const done: Array<MasterchainBundle> = [real, ...synthetic, whole]
 
 beforeAll(async () => {
   handle = await testClickHouse("store roundtrip")
@@ -43,6 +68,7 @@ beforeAll(async () => {
   // Two batches, as the consumer would send them.
   await insert(flattenBundles([real, synthetic[0]!]))
   await insert(flattenBundles(synthetic.slice(1)))
+  await insert(flattenBundles([whole]))
 })
 
 afterAll(async () => {
@@ -94,6 +120,15 @@ const checkEverything = async () => {
 describe("TxStore over embedded ClickHouse", () => {
   it("returns exactly the records that were flattened, in the API's orders", async () => {
     await checkEverything()
+  })
+
+  it("keeps the header fields and account states of a block read whole", async () => {
+    expect(whole.mc_block.rand_seed).toMatch(/^[A-Za-z0-9+/]{43}=$/)
+    expect(whole.mc_block.master_ref_seqno).toBeNull()
+    expect(await store.blockById(whole.mc_block.id)).toStrictEqual(whole.mc_block)
+    expect(whole.account_states.filter((st) => st.code_hash !== null).length).toBeGreaterThan(3)
+    const accounts = Object.keys(whole.code_hashes)
+    expect(await store.codeHashes(accounts)).toStrictEqual(new Map(accounts.map((a) => [a, whole.code_hashes[a]])))
   })
 
   it("answers empty for unknown blocks and cursors past the end", async () => {

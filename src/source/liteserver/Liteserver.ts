@@ -5,7 +5,8 @@
  * request for it plus one per new shard block (a lookupBlock more when its id is not known from the head or a prev
  * link). Invariant: the bundle equals the toncenter source's for the same chain (the same shard walk, the same
  * records), and every block used is the one asked for: the answer's id, the root hash of its BOC and the sha256 of
- * the file all match the requested id.
+ * the file all match the requested id. Account states come from the blocks' own state updates when asked for
+ * (states.ts), at no request cost.
  */
 import { createHash } from "node:crypto"
 import { ConfigError, type Deferred, Effect, Either } from "effect"
@@ -20,6 +21,8 @@ import { sharedBy, walkShardBlocks } from "../walk.js"
 import { loadLiteserverAddresses } from "./addresses.js"
 import { addressText } from "./LiteConnection.js"
 import { type LitePool, type LitePoolOptions, makeLitePool } from "./Pool.js"
+import { makeAccountLookup } from "./accountLookup.js"
+import { type AccountStatesMode, bundleStates, NO_STATES } from "./states.js"
 
 interface TlId {
   readonly workchain: number
@@ -57,12 +60,21 @@ const idText = (id: BlockIdExt) => `${blockKey(id)}:${id.root_hash}`
 
 const malformed = (message: string) => new UpstreamError({ reason: "malformed", message })
 
-export const makeLiteserverReader = (pool: LitePool) => {
+export interface ReaderOptions {
+  /**
+   * "block": account states and code hashes from each block's state update; "block+lookup": also one
+   * getAccountState per account the messages mention that no block reported; "off" (the default): none.
+   */
+  readonly accountStates?: AccountStatesMode
+}
+
+export const makeLiteserverReader = (pool: LitePool, readerOpts: ReaderOptions = {}) => {
   const blocks = new Lru<string, Deferred.Deferred<ExtractedBlock, UpstreamError>>(4096)
   const mcIds = new Lru<string, BlockIdExt>(1024)
   // the block a validated answer decoded to, handed from the check to the caller without decoding twice
   const extracted = new WeakMap<object, ExtractedBlock>()
   let knownHead = -1
+  const lookup = makeAccountLookup(pool)
 
   /** A whole block, checked against the id it was asked by. */
   const block = (id: BlockIdExt, mcSeqno: number): Effect.Effect<ExtractedBlock, UpstreamError> =>
@@ -198,14 +210,18 @@ export const makeLiteserverReader = (pool: LitePool) => {
         fetch: (id) => block(id, mcSeqno),
         prevs: (x) => x.header.prev_blocks.map(idOf)
       })).map((w) => ({ id: w.id, x: w.block }))
+      const transactions = [mc, ...shardBlocks].flatMap((b) => txsOf(b.id, b.x))
+      const mode = readerOpts.accountStates ?? "off"
+      const fromBlocks = mode === "off" ? NO_STATES : bundleStates([mc, ...shardBlocks].map((b) => b.x))
+      const states =
+        mode === "block+lookup" ? yield* lookup.fill(mc.id, mcSeqno, fromBlocks, transactions) : fromBlocks
       return {
         mc_seqno: mcSeqno,
         mc_block: toBlockRecord(mc.x.header, mcSeqno, mc.id.file_hash),
         shard_blocks: shardBlocks.map((b) => toBlockRecord(b.x.header, mcSeqno, b.id.file_hash)),
         shard_tops: [...tops].sort(compareBlockIds),
-        transactions: [mc, ...shardBlocks].flatMap((b) => txsOf(b.id, b.x)),
-        account_states: [],
-        code_hashes: {}
+        transactions,
+        ...states
       } satisfies RawMasterchainBundle
     }).pipe(
       Effect.withSpan("upstream.bundle", {
@@ -213,27 +229,30 @@ export const makeLiteserverReader = (pool: LitePool) => {
       })
     )
 
-  return { head, bundle, block, mcId }
+  return { head, bundle, block, mcId, accountLookups: lookup.lookups }
 }
 
 export interface LiteserverUpstream extends UpstreamService {
   /** Lite API requests sent so far (every attempt counts). */
   readonly requests: () => number
+  /** getAccountState answers used so far (LITESERVER_ACCOUNT_STATES=block+lookup). */
+  readonly accountLookups: () => number
   readonly pool: LitePool
 }
 
 /** A liteserver upstream over a pool that lives as long as the scope. */
-export const makeLiteserverUpstream = (opts: LitePoolOptions) =>
+export const makeLiteserverUpstream = (opts: LitePoolOptions & ReaderOptions) =>
   Effect.gen(function* () {
     const pool = yield* Effect.acquireRelease(
       Effect.sync(() => makeLitePool(opts)),
       (p) => Effect.sync(() => p.close())
     )
-    const reader = makeLiteserverReader(pool)
+    const reader = makeLiteserverReader(pool, { accountStates: opts.accountStates ?? "off" })
     return {
       head: reader.head,
       bundle: reader.bundle,
       requests: pool.requests,
+      accountLookups: reader.accountLookups,
       pool
     } satisfies LiteserverUpstream
   })
@@ -244,6 +263,8 @@ export interface LiteserverSettings {
   readonly rps: number
   readonly timeoutMs: number
   readonly retries: number
+  /** LITESERVER_ACCOUNT_STATES */
+  readonly accountStates: AccountStatesMode
 }
 
 /** The upstream from the LITESERVER_* settings; an unusable LITESERVER_CONFIG is a configuration error. */
@@ -258,5 +279,18 @@ export const liteserverFromSettings = (s: LiteserverSettings) =>
         )
     })
     yield* Effect.logInfo(`reading blocks from ${servers.length} liteserver(s): ${servers.map(addressText).join(", ")}`)
-    return yield* makeLiteserverUpstream({ servers, rps: s.rps, timeoutMs: s.timeoutMs, retries: s.retries })
+    yield* Effect.logInfo(
+      s.accountStates === "off"
+        ? "account states off (LITESERVER_ACCOUNT_STATES=off): v3 states are hash-only"
+        : s.accountStates === "block"
+          ? "account states from each block's state update (0 extra requests per masterchain block)"
+          : "account states from each block's state update, and one getAccountState per account its messages mention that no block reported"
+    )
+    return yield* makeLiteserverUpstream({
+      servers,
+      rps: s.rps,
+      timeoutMs: s.timeoutMs,
+      retries: s.retries,
+      accountStates: s.accountStates
+    })
   })

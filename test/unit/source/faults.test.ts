@@ -1,5 +1,6 @@
 import { Effect, Either } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { accountStateRows } from "../../../src/flatten/account_states.js"
 import { expectedBundle } from "../../../tools/fake/ChainData.js"
 import type { FaultPlan } from "../../../tools/fake/faults.js"
 import { type FakeToncenter, startFakeToncenter } from "../../../tools/fake/server.js"
@@ -191,7 +192,10 @@ describe("v3 enrichment", { timeout: 120_000 }, () => {
         expect(s.hash).toMatch(/^[A-Za-z0-9+/]{43}=$/)
         expect(s.account_status).toBe("active")
         expect(rich!.code_hashes[s.account]).toBe(s.code_hash)
+        // the canonical record: extra currencies known (empty) exactly when the balance is, so it can be stored
+        expect(s.extra_currencies).toEqual(s.balance === null ? null : {})
       }
+      expect(accountStateRows(rich!.account_states)).toHaveLength(rich!.account_states.length)
       expect(rich!.transactions).toEqual(plain!.transactions)
     } finally {
       await fake.stop()

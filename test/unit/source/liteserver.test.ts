@@ -66,7 +66,8 @@ const sameAsToncenter = (lite: LiteChain, name: string) =>
     it("yields the toncenter source's bundles, record for record and byte for byte", async () => {
       const { first, last } = lite.chain
       const fromToncenter = await collect(
-        await Effect.runPromise(makeToncenterUpstream({ url: tc.url, rps: 0, concurrency: 6 })),
+        // v3 block headers: they carry rand_seed, created_by, master_ref_seqno and vert_seqno_incr as the blocks do
+        await Effect.runPromise(makeToncenterUpstream({ url: tc.url, v3BlocksUrl: tc.url, rps: 0, concurrency: 6 })),
         first,
         last
       )

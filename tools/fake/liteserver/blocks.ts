@@ -4,7 +4,8 @@
  * masterchain block McBlockExtra with its shard descriptions), serialized in the node's cell order. Building changes
  * block ids (a root hash is the hash of the built cell, a file hash the sha256 of the file), so the result is a new
  * ChainData that both fake upstreams serve. Invariant: for every block of a complete bundle, extractBlock of its
- * file gives back its record (ids, header fields, prev links, transactions in order, byte for byte).
+ * file gives back its record (ids, header fields including v3's rand_seed, created_by, master_ref_seqno and
+ * vert_seqno_incr, prev links, transactions in order, byte for byte).
  *
  * Simplifications no reader of ours relies on: HashmapAug forks carry no augmentation, the state update is an
  * ordinary cell with zero hashes, and key blocks carry no config. Blocks without a predecessor (the chain's start)
@@ -64,7 +65,7 @@ const extBlkRef = (b: Builder, r: { end_lt: string; seqno: number; root_hash: st
     .storeBuffer(Buffer.from(r.root_hash, "base64"), 32)
     .storeBuffer(Buffer.from(r.file_hash, "base64"), 32)
 
-const ZERO_REF = {
+export const ZERO_REF = {
   end_lt: "0",
   seqno: 0,
   root_hash: Buffer.alloc(32).toString("base64"),
@@ -120,7 +121,11 @@ const shardTree = (shard: string, tops: ReadonlyMap<string, BlockRecord>): Cell 
   return beginCell().storeBit(true).storeRef(shardTree(l, tops)).storeRef(shardTree(r, tops)).endCell()
 }
 
-const buildBlock = (
+/** BlockExtra's rand_seed (derived from the block's place) and created_by (zero) of a built block. */
+const randSeed = (id: BlockIdExt): Buffer => createHash("sha256").update(`rand:${blockKey(id)}`).digest()
+const CREATED_BY = Buffer.alloc(32)
+
+export const buildBlock = (
   rec: BlockRecord,
   prev: ReadonlyArray<{
     end_lt: string
@@ -199,13 +204,8 @@ const buildBlock = (
     .storeRef(emptyAug(2)) // in_msg_descr: ImportFees
     .storeRef(emptyAug(1)) // out_msg_descr: CurrencyCollection
     .storeRef(accountBlocks.endCell())
-    .storeBuffer(
-      createHash("sha256")
-        .update(`rand:${blockKey(rec.id)}`)
-        .digest(),
-      32
-    )
-    .storeBuffer(Buffer.alloc(32), 32)
+    .storeBuffer(randSeed(rec.id), 32)
+    .storeBuffer(CREATED_BY, 32)
   if (tops !== null) {
     const byWc = new Map<number, Map<string, BlockRecord>>()
     for (const t of tops) {
@@ -275,10 +275,15 @@ export const withBlockFiles = (chain: ChainData): LiteChain => {
     const key = blockKey(id)
     built.set(key, { id, end_lt: b.record.end_lt })
     files.set(key, file)
+    // the built block's header fields beyond v2's, as a reader of the block (or toncenter v3) sees them
     const record: BlockRecord = {
       ...b.record,
       id,
-      prev_blocks: b.record.prev_blocks.map(mapId)
+      prev_blocks: b.record.prev_blocks.map(mapId),
+      vert_seqno_incr: false,
+      master_ref_seqno: id.workchain === -1 ? null : (masterRef ?? ZERO_REF).seqno,
+      rand_seed: randSeed(b.record.id).toString("base64"),
+      created_by: CREATED_BY.toString("base64")
     }
     records.set(key, record)
     return { record, txs }

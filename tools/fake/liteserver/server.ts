@@ -41,6 +41,11 @@ export interface FakeLiteserverOptions {
   /** Masterchain blocks this server stays behind the revealed head (a lagging liteserver). */
   readonly lag?: number
   readonly latencyMs?: number
+  /**
+   * Account cells getAccountState answers with, by raw address ("wc:HEX"); any other account is answered as not
+   * existing (empty state). No proofs are sent.
+   */
+  readonly accounts?: ReadonlyMap<string, Cell>
 }
 
 export interface FakeLiteserver {
@@ -79,6 +84,7 @@ const methodNames = new Map<number, string>([
   [TL.getTime, "getTime"],
   [TL.getVersion, "getVersion"],
   [TL.getBlock, "getBlock"],
+  [TL.getAccountState, "getAccountState"],
   [TL.getBlockHeader, "getBlockHeader"],
   [TL.lookupBlock, "lookupBlock"]
 ])
@@ -214,6 +220,25 @@ export const startFakeLiteserver = async (opts: FakeLiteserverOptions): Promise<
         const file = files.get(blockKey(id))!
         return {
           body: w.int32(TL.blockHeader).blockIdExt(toTl(b.record.id)).uint32(0).bytes(headerProof(file)).build(),
+          block: blockKey(id)
+        }
+      }
+      case TL.getAccountState: {
+        const id = q.blockIdExt()
+        const workchain = q.int32()
+        const account = `${workchain}:${q.int256().toString("hex").toUpperCase()}`
+        if (id.workchain !== -1) throw new LiteError(400, "account states are asked at a masterchain block")
+        const b = findBlock(id)
+        const cell = opts.accounts?.get(account)
+        return {
+          body: w
+            .int32(TL.accountState)
+            .blockIdExt(toTl(b.id))
+            .blockIdExt(toTl(b.id))
+            .bytes(Buffer.alloc(0))
+            .bytes(Buffer.alloc(0))
+            .bytes(cell === undefined ? Buffer.alloc(0) : serializeBoc(cell))
+            .build(),
           block: blockKey(id)
         }
       }

@@ -41,7 +41,11 @@ export const TL = {
   /** liteServer.lookupBlock mode:# id:tonNode.blockId lt:mode.1?long utime:mode.2?int = liteServer.BlockHeader */
   lookupBlock: 0xfac8f71e | 0,
   /** liteServer.blockHeader id:tonNode.blockIdExt mode:# header_proof:bytes = liteServer.BlockHeader */
-  blockHeader: 0x752d8219
+  blockHeader: 0x752d8219,
+  /** liteServer.getAccountState id:tonNode.blockIdExt account:liteServer.accountId = liteServer.AccountState */
+  getAccountState: 0x6b890e25,
+  /** liteServer.accountState id shardblk:tonNode.blockIdExt shard_proof:bytes proof:bytes state:bytes */
+  accountState: 0x7079c751
 } as const
 
 export interface TlBlockIdExt {
