@@ -154,7 +154,16 @@ describe("pipeline: the toncenter and liteserver sources store and serve the sam
 
     const viaToncenter = await ingest(
       "toncenter",
-      Upstream.layerFrom({ url: toncenter.url, rps: 0, concurrency: 8, retries: 2, timeoutMs: 10_000 })
+      // v3 block headers: they carry rand_seed, created_by, master_ref_seqno and vert_seqno_incr, as the blocks the
+      // liteserver source reads do (v2 headers alone leave them null)
+      Upstream.layerFrom({
+        url: toncenter.url,
+        v3BlocksUrl: toncenter.url,
+        rps: 0,
+        concurrency: 8,
+        retries: 2,
+        timeoutMs: 10_000
+      })
     )
     const viaLiteserver = await ingest("liteserver", liteserverLayer([liteserver]))
     // each source really was used: toncenter answered headers, the liteserver whole blocks
