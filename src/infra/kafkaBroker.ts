@@ -21,6 +21,10 @@ import { basename, dirname, join, resolve } from "node:path"
 import { Schema } from "effect"
 import { Kafka, logLevel } from "kafkajs"
 import { repoRoot } from "./paths.js"
+import { allowLongerShutdown } from "./shutdownDeadline.js"
+
+/** How much longer a broker's first stop may take than the shutdown deadline allows: it writes the archive then. */
+const ARCHIVE_STOP_MS = 25_000
 
 /** 3.9.x: KRaft without ZooKeeper and still every protocol version kafkajs 2.2.4 speaks (4.0 dropped old ones). */
 export const KAFKA_VERSION = "3.9.1"
@@ -349,6 +353,8 @@ export const startLocalKafka = async (options: LocalKafkaOptions): Promise<Local
 
   let child: ChildProcess | undefined
   let exited = true
+  /** The broker process that dumps its class-data archive when it exits (the first of a cache dir), if any. */
+  let archiving: ChildProcess | undefined
 
   const start = async (): Promise<void> => {
     if (existsSync(pidFile)) {
@@ -408,6 +414,7 @@ export const startLocalKafka = async (options: LocalKafkaOptions): Promise<Local
     )
     closeSync(out)
     child = proc
+    archiving = dumpTo === undefined ? undefined : proc
     exited = false
     const exitedPromise = new Promise<void>((r) => proc.once("exit", () => r()))
     proc.once("exit", (code, signal) => {
@@ -454,6 +461,13 @@ export const startLocalKafka = async (options: LocalKafkaOptions): Promise<Local
       if (proc.exitCode !== null || proc.signalCode !== null) r()
       else proc.once("exit", () => r())
     })
+    if (archiving === proc) {
+      // The JVM writes the archive after its last thread ends: seconds more on this stop only, never on later ones.
+      allowLongerShutdown(
+        ARCHIVE_STOP_MS,
+        "kafka broker: first stop writes its class-data archive (later starts are faster); this takes a few seconds more"
+      )
+    }
     proc.kill("SIGTERM")
     const killer = setTimeout(() => proc.kill("SIGKILL"), 30_000)
     await done

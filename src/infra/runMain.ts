@@ -1,10 +1,14 @@
 // Entry-point runner for every pipeline: runs an Effect program on Node, and turns expected start-up failures
 // (bad configuration, infrastructure that is not there) into one plain line naming the setting to fix and exit
 // code 1. Invariant: defects still print in full, so a bug is never disguised as a configuration problem; after
-// SIGINT/SIGTERM the process is gone within SHUTDOWN_DEADLINE_MS, whatever a client, broker or engine does (the
+// SIGINT/SIGTERM the process is gone within SHUTDOWN_DEADLINE_MS (longer only where a component asks for it with a
+// reason: shutdownDeadline.ts), whatever a client, broker or engine does (the
 // orderly path closes servers after their own, shorter drain deadlines; this one only catches what hangs).
 import { NodeRuntime } from "@effect/platform-node"
 import { Cause, ConfigError, Effect, Option } from "effect"
+import { startShutdownDeadline } from "./shutdownDeadline.js"
+
+export { SHUTDOWN_DEADLINE_MS } from "./shutdownDeadline.js"
 
 const isExpected = (e: unknown): e is { readonly _tag: string; readonly message: string } =>
   typeof e === "object" &&
@@ -12,9 +16,6 @@ const isExpected = (e: unknown): e is { readonly _tag: string; readonly message:
   "_tag" in e &&
   "message" in e &&
   typeof (e as { message: unknown }).message === "string"
-
-/** Longest orderly shutdown before the process exits anyway. */
-export const SHUTDOWN_DEADLINE_MS = 6_000
 
 /** One line on the signal and one when stopped; a forced exit if the orderly path overruns its deadline. */
 const watchShutdown = (): { readonly stoppedLine: () => string | undefined } => {
@@ -25,12 +26,12 @@ const watchShutdown = (): { readonly stoppedLine: () => string | undefined } => 
     if (signalAt !== undefined) return
     signalAt = Date.now()
     process.stdout.write(`\n${signal}: stopping (servers drain for a few seconds, then open connections are cut)...\n`)
-    setTimeout(() => {
+    startShutdownDeadline((afterMs) => {
       process.stderr.write(
-        `error: shutdown still not finished after ${SHUTDOWN_DEADLINE_MS / 1000} s; exiting without waiting further\n`
+        `error: shutdown still not finished after ${Math.round(afterMs / 1000)} s; exiting without waiting further\n`
       )
       process.exit(1)
-    }, SHUTDOWN_DEADLINE_MS).unref()
+    })
   }
   process.on("SIGINT", onSignal)
   process.on("SIGTERM", onSignal)
