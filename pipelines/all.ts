@@ -5,7 +5,6 @@
 // the API up; online it runs PRODUCER_MODE (resume by default) until Ctrl-C. `--exit` ends the process after a
 // backfill's summary. Start-up says what each slow step is doing, then one banner lists every address a user opens.
 import { Console, Effect, Layer, Stream, SubscriptionRef } from "effect"
-import { parseArgs } from "node:util"
 import { ApiServer } from "../src/api/ApiServer.js"
 import { ClickHouse } from "../src/clickhouse/ClickHouse.js"
 import { Migrations } from "../src/clickhouse/migrations.js"
@@ -13,6 +12,7 @@ import { SqlEndpoint } from "../src/clickhouse/SqlEndpoint.js"
 import { ClickHouseConfig, ConsumerConfig, KafkaConfig, settingConfig, settings } from "../src/config.js"
 import { BundleConsumer } from "../src/consumer/BundleConsumer.js"
 import { KafkaBrokers } from "../src/infra/KafkaBrokers.js"
+import { parseCli } from "../src/infra/cli.js"
 import { runMain } from "../src/infra/runMain.js"
 import { KafkaClient } from "../src/kafka/KafkaClient.js"
 import { Health } from "../src/ops/Health.js"
@@ -31,7 +31,12 @@ import { Producer } from "../src/producer/Producer.js"
 import { ClickHouseSink } from "../src/sink/ClickHouseSink.js"
 import { ProducerLive, producerRun, UpstreamChoice } from "./live.js"
 
-const { values: args } = parseArgs({ options: { exit: { type: "boolean", default: false } }, strict: true })
+const args = parseCli(
+  { exit: { type: "boolean", default: false } },
+  `usage: npm start [-- --exit]
+  runs Kafka, ClickHouse, the producer, the consumer and the read API until Ctrl-C (settings: README.md);
+  --exit ends the process after a backfill's summary`
+)
 
 const program = Effect.gen(function* () {
   const started = Date.now()

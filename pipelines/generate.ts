@@ -3,11 +3,11 @@
  * Prints a progress line while it works and the output directory, counts and generation rates at the end; an
  * existing output for the same options is reused (delete `.cache/gen` to start over).
  */
-import { parseArgs } from "node:util"
+import { parseCli } from "../src/infra/cli.js"
 import { generate } from "../tools/gen/generate.js"
 
-const { values } = parseArgs({
-  options: {
+const values = parseCli(
+  {
     seed: { type: "string", default: "1" },
     txs: { type: "string", default: "1000000" },
     base: { type: "string" },
@@ -17,8 +17,11 @@ const { values } = parseArgs({
     "cache-dir": { type: "string" },
     "no-fixtures": { type: "boolean", default: false },
     "no-threads": { type: "boolean", default: false }
-  }
-})
+  },
+  `usage: npm run generate -- [--seed S] [--txs N] [--base N] [--worlds N] [--lanes N] [--tx-per-mc N]
+                             [--cache-dir DIR] [--no-fixtures] [--no-threads]
+  defaults: --seed 1 --txs 1000000 --worlds 2 --lanes 2 --tx-per-mc 100, output under .cache/gen`
+)
 
 const started = Date.now()
 let lastPrint = 0

@@ -3,8 +3,8 @@
 // --from and --to without --mode mean a backfill). Metrics and /health on METRICS_PORT. A backfill ends with a
 // summary line; follow and resume run until Ctrl-C.
 import { ConfigProvider, Console, Effect, Layer } from "effect"
-import { parseArgs } from "node:util"
 import { settings } from "../src/config.js"
+import { parseCli } from "../src/infra/cli.js"
 import { runMain } from "../src/infra/runMain.js"
 import { KafkaClient } from "../src/kafka/KafkaClient.js"
 import { Health } from "../src/ops/Health.js"
@@ -13,10 +13,11 @@ import { OpsServerLayer } from "../src/ops/OpsServer.js"
 import { Producer } from "../src/producer/Producer.js"
 import { ProducerLive } from "./live.js"
 
-const { values: args } = parseArgs({
-  options: { mode: { type: "string" }, from: { type: "string" }, to: { type: "string" } },
-  strict: true
-})
+const args = parseCli(
+  { mode: { type: "string" }, from: { type: "string" }, to: { type: "string" } },
+  `usage: npm run producer -- [--mode follow|backfill|resume] [--from MC_SEQNO --to MC_SEQNO]
+  (or PRODUCER_MODE, PRODUCER_FROM, PRODUCER_TO; --from and --to without --mode mean a backfill)`
+)
 const p = settings.producer
 const overrides: Array<[string, string | undefined]> = [
   [p.mode.env, args.mode ?? (args.from !== undefined && args.to !== undefined ? "backfill" : undefined)],
