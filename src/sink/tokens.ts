@@ -1,11 +1,11 @@
 /**
  * Deduplication identities of the consumer's inserts. They act only where ClickHouse keeps a deduplication log: on
- * Replicated*MergeTree tables (a cluster: src/clickhouse/cluster.ts), whose window is on by default. There the content digest makes
- * a retried insert of the same batch the same block, and the generation makes it a NEW block after rows were
- * deleted, because the log outlives a DELETE (checked on chdb 26.7 with a window set: delete, then re-insert with the
- * same token = 0 rows). On plain MergeTree (the embedded engine, a single server) `non_replicated_deduplication_window`
- * stays 0, so these tokens change nothing: exactly-once rests on ReplacingMergeTree row identity and the completion
- * marker (sql/README.md, "Exactly-once by identity, not by insert tokens").
+ * Replicated*MergeTree tables (a cluster: src/clickhouse/cluster.ts), whose window is on by default. There the
+ * content digest makes a retried insert of the same batch the same block, and the generation makes it a NEW block
+ * after rows were deleted, because the log outlives a DELETE (checked on chdb 26.7 with a window set: delete, then
+ * re-insert with the same token = 0 rows). On plain MergeTree (the embedded engine, a single server)
+ * `non_replicated_deduplication_window` stays 0, so these tokens change nothing: exactly-once rests on
+ * ReplacingMergeTree row identity and the completion marker (sql/README.md, "Exactly-once by identity").
  * Invariant: (table, seqno range, content, generation) -> token is a pure function.
  */
 import { createHash } from "node:crypto"
