@@ -239,13 +239,21 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
     const key = `${id.workchain}:${id.shard}:${id.seqno}`
     const known = this.doneBlocks.get(key)
     if (known !== undefined) return known
-    const [r] = await this.rows<BlockRow>(
-      `SELECT * FROM blocks FINAL
-       WHERE ${blockKey(id)}
-         AND mc_block_seqno IN ${doneAmong(`SELECT mc_block_seqno FROM blocks WHERE ${blockKey(id)}`)}
-       LIMIT 1`
-    )
+    // One key range and no subquery (each would be planned and run like a statement of its own) when the marker's
+    // bitmap shows the block's masterchain block done; otherwise (a block of the newest masterchain blocks) the row
+    // and its marker are read together, as one statement, so a row of an unfinished block is never taken.
+    let [r] = await this.rows<BlockRow>(`SELECT * FROM blocks FINAL WHERE ${blockKey(id)} LIMIT 1`)
     if (r === undefined) return null
+    if (!(await this.isMcDone(Number(r.mc_block_seqno)))) {
+      ;[r] = await this.rows<BlockRow>(
+        `SELECT * FROM blocks FINAL
+         WHERE ${blockKey(id)}
+           AND mc_block_seqno IN ${doneAmong(`SELECT mc_block_seqno FROM blocks WHERE ${blockKey(id)}`)}
+         LIMIT 1`
+      )
+      if (r === undefined) return null
+      this.rememberMcDone(Number(r.mc_block_seqno))
+    }
     const block = assembleBlock(r)
     this.rememberDone(key, block)
     return block
