@@ -8,7 +8,8 @@
 // API runnable (pipelines/api.ts, of BENCH_PROJECT_DIR or this checkout) serves the store on BENCH_PORT (18480) and
 // each endpoint is loaded with requests spread over BENCH_SAMPLE (default 10,000, or all) random masterchain blocks, at
 // 40 transactions per response, with API_CACHE_BYTES=0 (every request reads the store), then with the cache on after
-// one pass filled it; it prints req/s, p50/p99, one-connection latency, the runnable's CPU per request and peak RSS.
+// one pass filled it (BENCH_CACHE=off or on runs one of the two); it prints req/s, p50/p99, one-connection latency,
+// the runnable's CPU per request and peak RSS.
 import type { ClickHouseClient } from "@clickhouse/client"
 import { Either } from "effect"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
@@ -208,7 +209,10 @@ const withEachCacheSetting = async (
   store: TxStore,
   use: (app: ReturnType<typeof buildApp>, base: string, cacheBytes: number) => Promise<void>
 ) => {
-  for (const cacheBytes of [0, 64 * 1024 * 1024]) {
+  // BENCH_CACHE=off (or on) runs one of the two passes only
+  const cacheOn = 64 * 1024 * 1024
+  const modes = process.env.BENCH_CACHE === "off" ? [0] : process.env.BENCH_CACHE === "on" ? [cacheOn] : [0, cacheOn]
+  for (const cacheBytes of modes) {
     const app = buildApp({ store, config: { network: "mainnet", api: { keys: [], rateLimit: 0 }, cacheBytes } })
     const base = await app.listen({ host: "127.0.0.1", port: 0 })
     await use(app, base, cacheBytes)
@@ -326,7 +330,10 @@ const volume = async (dataDir: string) => {
       `sample=${mcs.length} blocks per endpoint project=${project} connections=${connections} duration=${seconds}s ` +
       `node=${process.version} cpus=${availableParallelism()} load=${loadavg()[0]!.toFixed(1)}`
   )
-  for (const cacheBytes of [0, 64 * 1024 * 1024]) {
+  // BENCH_CACHE=off (or on) runs one of the two passes only
+  const cacheOn = 64 * 1024 * 1024
+  const modes = process.env.BENCH_CACHE === "off" ? [0] : process.env.BENCH_CACHE === "on" ? [cacheOn] : [0, cacheOn]
+  for (const cacheBytes of modes) {
     const api = await startRunnable(project, dataDir, port, {
       API_CACHE_BYTES: String(cacheBytes),
       ...(process.env.API_READ_CONNECTIONS ? { API_READ_CONNECTIONS: process.env.API_READ_CONNECTIONS } : {})

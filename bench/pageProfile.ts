@@ -1,14 +1,16 @@
 // Where one uncached page's time goes, statement by statement: over a store kept by `bench:ingest --store`
 // (BENCH_STORE_DIR), in this process, each statement the read path may issue for one v3 and one v2 page is run
 // BENCH_RUNS times (default 30) on a native chdb session and timed as the engine reports it (elapsed) and as the caller
-// sees it (wall, including formatting and the copy into Node); then the store's own calls and the Node-side assembly
-// of the answer. Prints medians; numbers are printed, never asserted. BENCH_MC picks the masterchain block (default:
+// sees it (wall, including formatting and the copy into Node), with the CPU of this whole process per statement (engine
+// threads included: the figure that matters on a shared machine); the session runs with the API sessions' settings.
+// Then the store's own calls and the Node-side assembly of the answer. Prints medians; numbers are printed, never
+// asserted. BENCH_MC picks the masterchain block (default:
 // the block with the most transactions among the first 200).
 import { Session } from "chdb"
 import { readFileSync } from "node:fs"
 import { loadavg } from "node:os"
 import { makeClickHouseClient } from "../src/clickhouse/ClickHouse.js"
-import { readClients } from "../src/store/readers.js"
+import { readClients, sessionReadSettings } from "../src/store/readers.js"
 import { ClickHouseTxStore } from "../src/store/Store.js"
 import { v3Tail } from "../src/store/pages.js"
 import { renderAddressBookOf } from "../src/ton/v3.js"
@@ -23,22 +25,29 @@ const median = (xs: Array<number>): number => [...xs].sort((a, b) => a - b)[Math
 const stamp = JSON.parse(readFileSync(`${dir}/bench-store.json`, "utf8")) as { txs: number }
 const session = new Session(dir)
 session.query(`USE ${database}`)
+// as the API's read sessions run (src/store/readers.ts)
+for (const [k, v] of Object.entries(sessionReadSettings)) session.query(`SET ${k} = ${v}`)
 
 const timeStatement = async (name: string, sql: string, format = "JSONEachRow"): Promise<string> => {
   let text = ""
   const wall: Array<number> = []
   const engine: Array<number> = []
+  let cpu = 0
   for (let i = 0; i <= runs; i++) {
+    const c0 = process.cpuUsage()
     const t0 = performance.now()
     const r = await session.queryAsync(sql, { format })
     text = r.text()
     if (i === 0) continue // the first run warms the marks and the caches
     wall.push(performance.now() - t0)
     engine.push(r.elapsed * 1000)
+    const c = process.cpuUsage(c0)
+    cpu += (c.user + c.system) / 1000
   }
+  // CPU: the whole process (engine threads included) per statement, mean over the runs
   console.log(
     `${name.padEnd(58)} wall ${median(wall).toFixed(2).padStart(7)} ms  engine ${median(engine).toFixed(2).padStart(7)} ms  ` +
-      `out ${(text.length / 1024).toFixed(1).padStart(6)} KiB`
+      `cpu ${(cpu / runs).toFixed(2).padStart(6)} ms  out ${(text.length / 1024).toFixed(1).padStart(6)} KiB`
   )
   return text
 }
@@ -89,6 +98,29 @@ const lit = (xs: Array<string>) => `[${xs.map((x) => `'${x}'`).join(",")}]`
 await timeStatement(
   `states: account_states WHERE hash IN literal (${hashes.length})`,
   `SELECT * FROM account_states WHERE hash IN ${lit(hashes)}`
+)
+await timeStatement(
+  "v3 page as the store reads it (raw tab-separated)",
+  page("lt, account, state_before, state_after, arrayStringConcat(book, ' '), v3"),
+  "TabSeparatedRaw"
+)
+const stateCols = "hash, known, account, balance, extra_currencies, account_status, frozen_hash, data_hash, code_hash"
+await timeStatement(
+  "lookups as scalar + IN subqueries (the former 2nd statement)",
+  `SELECT (SELECT groupArray((${stateCols})) FROM account_states WHERE hash IN ${lit(hashes)}) AS states,
+     (SELECT groupArray((account, code_hash)) FROM (
+       SELECT account, argMax(tuple(code_hash), mc_seqno).1 AS code_hash FROM latest_account_code
+       WHERE account IN ${lit(book)} AND mc_seqno IN (SELECT mc_seqno FROM mc_blocks_done WHERE mc_seqno IN
+         (SELECT mc_seqno FROM latest_account_code WHERE account IN ${lit(book)}))
+       GROUP BY account)) AS codes`
+)
+await timeStatement(
+  "lookups as one plain UNION ALL (the store's 2nd statement)",
+  `SELECT 0 AS kind, toString(hash) AS key, known, account, balance, extra_currencies, account_status, frozen_hash,
+          data_hash, code_hash, toUInt32(0) AS mc FROM account_states WHERE hash IN ${lit(hashes)}
+   UNION ALL
+   SELECT 1, account, 0, '', NULL, CAST(map(), 'Map(UInt32, UInt256)'), NULL, NULL, NULL, code_hash, mc_seqno
+   FROM latest_account_code WHERE account IN ${lit(book)}`
 )
 await timeStatement(
   `codes: latest_account_code WHERE account IN literal (${book.length})`,

@@ -50,17 +50,20 @@ const DONE_CHUNK = 65_536
 const DONE_BLOCKS_MEMO = 4096
 
 
-type StateTuple = [
-  hash: string,
-  known: number,
-  account: string,
-  balance: string | null,
-  extra_currencies: Record<string, string>,
-  account_status: AccountStateRecord["account_status"],
-  frozen_hash: string | null,
-  data_hash: string | null,
-  code_hash: string | null
-]
+/** A row of the v3 page's lookup statement: an account state (kind 0, key = hash) or a code row (kind 1, key = account). */
+interface LookupRow {
+  readonly kind: number
+  readonly key: string
+  readonly known: number
+  readonly account: string
+  readonly balance: string | null
+  readonly extra_currencies: Record<string, string>
+  readonly account_status: AccountStateRecord["account_status"]
+  readonly frozen_hash: string | null
+  readonly data_hash: string | null
+  readonly code_hash: string | null
+  readonly mc: number
+}
 
 /**
  * One way to run a read statement, answering its rows as JSONEachRow text: a client (server or chdb), or a native
@@ -69,12 +72,21 @@ type StateTuple = [
  */
 export interface ReadConnection {
   readonly jsonEachRow: (sql: string) => Promise<string>
+  /** The statement's own output, for statements that end in a FORMAT clause. */
+  readonly text: (sql: string) => Promise<string>
 }
 
 /** A client as a read connection: the settings travel with every statement. */
 export const clientReader = (client: ClickHouseClient): ReadConnection => ({
   jsonEachRow: async (query) =>
-    (await client.query({ query, format: "JSONEachRow", clickhouse_settings: readSettings })).text()
+    (await client.query({ query, format: "JSONEachRow", clickhouse_settings: readSettings })).text(),
+  // exec sends the statement as it is (its FORMAT clause decides the output), with the same settings
+  text: async (query) => {
+    const r = await client.exec({ query, clickhouse_settings: readSettings })
+    const chunks: Array<Buffer> = []
+    for await (const c of r.stream) chunks.push(c as Buffer)
+    return Buffer.concat(chunks).toString("utf8")
+  }
 })
 
 const isClient = (c: ClickHouseClient | ReadConnection): c is ClickHouseClient => !("jsonEachRow" in c)
@@ -89,6 +101,27 @@ const parseRows = <T>(text: string): Array<T> => {
     if (end > start) out.push(JSON.parse(text.slice(start, end)) as T)
     start = end + 1
   }
+  return out
+}
+
+/** The lines of TabSeparatedRaw text (every line ends in a newline). */
+const tsvLines = (text: string): Array<string> => {
+  const out = text.split("\n")
+  if (out.length > 0 && out[out.length - 1] === "") out.pop()
+  return out
+}
+
+/** The first `n - 1` tab-separated fields of a line, and the rest of it as the last. */
+const splitFields = (line: string, n: number): Array<string> => {
+  const out: Array<string> = []
+  let start = 0
+  for (let i = 0; i < n - 1; i++) {
+    const end = line.indexOf("\t", start)
+    if (end < 0) throw new Error(`a page line with ${i + 1} fields, ${n} expected`)
+    out.push(line.slice(start, end))
+    start = end + 1
+  }
+  out.push(line.slice(start))
   return out
 }
 
@@ -155,12 +188,20 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
   }
 
   private async rows<T>(query: string): Promise<Array<T>> {
+    return parseRows<T>(await this.run((r) => r.jsonEachRow(query)))
+  }
+
+  private async text(query: string): Promise<string> {
+    return this.run((r) => r.text(query))
+  }
+
+  private async run(f: (reader: ReadConnection) => Promise<string>): Promise<string> {
     // the least busy connection; ties go to the first, so one client at a time is used while calls do not overlap
     let pick = this.clients[0]!
     for (const c of this.clients) if (c.inFlight < pick.inFlight) pick = c
     pick.inFlight++
     try {
-      return parseRows<T>(await pick.reader.jsonEachRow(query))
+      return await f(pick.reader)
     } finally {
       pick.inFlight--
     }
@@ -198,13 +239,21 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
     const key = `${id.workchain}:${id.shard}:${id.seqno}`
     const known = this.doneBlocks.get(key)
     if (known !== undefined) return known
-    const [r] = await this.rows<BlockRow>(
-      `SELECT * FROM blocks FINAL
-       WHERE ${blockKey(id)}
-         AND mc_block_seqno IN ${doneAmong(`SELECT mc_block_seqno FROM blocks WHERE ${blockKey(id)}`)}
-       LIMIT 1`
-    )
+    // One key range and no subquery (each would be planned and run like a statement of its own) when the marker's
+    // bitmap shows the block's masterchain block done; otherwise (a block of the newest masterchain blocks) the row
+    // and its marker are read together, as one statement, so a row of an unfinished block is never taken.
+    let [r] = await this.rows<BlockRow>(`SELECT * FROM blocks FINAL WHERE ${blockKey(id)} LIMIT 1`)
     if (r === undefined) return null
+    if (!(await this.isMcDone(Number(r.mc_block_seqno)))) {
+      ;[r] = await this.rows<BlockRow>(
+        `SELECT * FROM blocks FINAL
+         WHERE ${blockKey(id)}
+           AND mc_block_seqno IN ${doneAmong(`SELECT mc_block_seqno FROM blocks WHERE ${blockKey(id)}`)}
+         LIMIT 1`
+      )
+      if (r === undefined) return null
+      this.rememberMcDone(Number(r.mc_block_seqno))
+    }
     const block = assembleBlock(r)
     this.rememberDone(key, block)
     return block
@@ -287,9 +336,14 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
   }
 
   /**
-   * A v3 page in two statements: the page's pieces (one key range of `tx_pages`, behind the completion marker), then
-   * the account states they reference and, with the address book, the code hash of each address (as `codeHashes`),
-   * both looked up by the literal keys the first one returned (each table's sort key).
+   * A v3 page in two plain statements (no subqueries: in the embedded engine each subquery is planned and run like a
+   * statement of its own, a few milliseconds each even over an empty table): the page's pieces (one key range of
+   * `tx_pages`, as raw tab-separated text, so the long JSON pieces are neither escaped by the engine nor parsed here),
+   * then the account states they reference and, with the address book, every `latest_account_code` row of its
+   * addresses, one UNION ALL looked up by the literal keys the first one returned (each table's sort key). The code
+   * hash of an address is that of its newest row in a done masterchain block (as `codeHashes`): done-ness comes from
+   * the marker's bitmap, and only seqnos the bitmap does not show done are asked of the marker (a third statement,
+   * for rows of the newest blocks only).
    */
   async v3PageText(
     seqno: number,
@@ -300,72 +354,97 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
     const dir = o.sort === "asc" ? "ASC" : "DESC"
     const s = uint32(seqno)
     const done = await this.isMcDone(seqno)
-    const page = await this.rows<{
-      lt: string
-      account: string
-      v3: string
-      state_before: string
-      state_after: string
-      book?: Array<string>
-    }>(
-      `SELECT lt, account, v3, state_before, state_after${withAddressBook ? ", book" : ""} FROM tx_pages
+    // Columns without tabs or newlines (decimal, hex and base64 text, addresses joined by spaces), the JSON piece last:
+    // compact JSON holds neither character raw (txPageRow checks), so each line splits at its first five tabs.
+    const text = await this.text(
+      `SELECT lt, account, state_before, state_after, ${withAddressBook ? "arrayStringConcat(book, ' ')" : "''"}, v3
+       FROM tx_pages
        WHERE mc_block_seqno = ${s}${done ? "" : ` AND mc_block_seqno IN ${doneAmong(s)}`}
        ORDER BY lt ${dir}, account ASC
-       LIMIT ${uint32(o.limit)} OFFSET ${uint64Number(o.offset)}`
+       LIMIT ${uint32(o.limit)} OFFSET ${uint64Number(o.offset)}
+       FORMAT TabSeparatedRaw`
     )
-    if (page.length === 0) return null
-    if (!done) this.rememberMcDone(seqno)
-    const hashes = [...new Set(page.flatMap((t) => [t.state_before, t.state_after]))]
+    const txs: Array<{ v3: string; before: string; after: string }> = []
+    const hashes = new Set<string>()
     const book = new Set<string>()
-    if (withAddressBook) for (const t of page) for (const a of t.book ?? []) book.add(a)
-    const accounts = strArray(book.size > 0 ? [...book] : [""])
-    const codes = withAddressBook
-      ? `(SELECT groupArray((account, code_hash)) FROM (
-           SELECT account, argMax(tuple(code_hash), mc_seqno).1 AS code_hash FROM latest_account_code
-           WHERE account IN ${accounts}
-             AND mc_seqno IN ${doneAmong(`SELECT mc_seqno FROM latest_account_code WHERE account IN ${accounts}`)}
-           GROUP BY account))`
-      : "[]"
-    const [r] = await this.rows<{
-      states: Array<StateTuple>
-      codes: Array<[account: string, code_hash: string | null]>
-    }>(
-      `SELECT
-         (SELECT groupArray((hash, known, account, balance, extra_currencies, account_status, frozen_hash, data_hash, code_hash))
-          FROM account_states WHERE hash IN ${strArray(hashes)}) AS states,
-         ${codes} AS codes`
+    for (const line of tsvLines(text)) {
+      const f = splitFields(line, 6)
+      txs.push({ v3: f[5]!, before: f[2]!, after: f[3]! })
+      hashes.add(f[2]!)
+      hashes.add(f[3]!)
+      if (withAddressBook) for (const a of f[4]!.split(" ")) if (a.length > 0) book.add(a)
+    }
+    if (txs.length === 0) return null
+    if (!done) this.rememberMcDone(seqno)
+    const lookups = await this.rows<LookupRow>(
+      `SELECT 0 AS kind, toString(hash) AS key, known, account, balance, extra_currencies, account_status, frozen_hash,
+              data_hash, code_hash, toUInt32(0) AS mc
+       FROM account_states WHERE hash IN ${strArray([...hashes])}` +
+        (book.size === 0
+          ? ""
+          : `
+       UNION ALL
+       SELECT 1, account, 0, '', NULL, CAST(map(), 'Map(UInt32, UInt256)'), NULL, NULL, NULL, code_hash, mc_seqno
+       FROM latest_account_code WHERE account IN ${strArray([...book])}`)
     )
-    if (r === undefined) return null
     // A hash may have a hash-only row beside the full one until merges fold them: the known one wins (as FINAL).
-    const best = new Map<string, StateTuple>()
-    for (const t of r.states) {
-      const prev = best.get(t[0])
-      if (prev === undefined || t[1] > prev[1]) best.set(t[0], t)
+    const best = new Map<string, LookupRow>()
+    const codeRows: Array<LookupRow> = []
+    for (const r of lookups) {
+      if (r.kind !== 0) {
+        codeRows.push(r)
+        continue
+      }
+      const prev = best.get(r.key)
+      if (prev === undefined || r.known > prev.known) best.set(r.key, r)
     }
     const states = new Map<string, AccountStateRecord>()
     for (const [hash, t] of best) {
       states.set(hash, {
         hash,
-        account: t[2],
-        balance: t[3],
-        extra_currencies: t[3] === null ? null : t[4],
-        account_status: t[5],
-        frozen_hash: t[6],
-        data_hash: t[7],
-        code_hash: t[8]
+        account: t.account,
+        balance: t.balance,
+        extra_currencies: t.balance === null ? null : t.extra_currencies,
+        account_status: t.account_status,
+        frozen_hash: t.frozen_hash,
+        data_hash: t.data_hash,
+        code_hash: t.code_hash
       })
     }
-    const codeHashes = new Map<string, string | null>()
-    for (const [account, code] of r.codes) codeHashes.set(account, code)
-    return {
-      txs: page.map((t) => ({ v3: t.v3, before: t.state_before, after: t.state_after })),
-      states,
-      book: [...book],
-      codeHashes
-    }
+    return { txs, states, book: [...book], codeHashes: await this.newestDoneCodes(codeRows) }
   }
 
-  /** A v2 page of a done block in one statement: the pieces after the cursor, in (account, lt) order. */
+  /** Per account, the code hash of its row of the highest done masterchain seqno (argMax as `codeHashes` takes it). */
+  private async newestDoneCodes(rows: ReadonlyArray<LookupRow>): Promise<Map<string, string | null>> {
+    const seqnos = [...new Set(rows.map((r) => Number(r.mc)))]
+    const doneSeqnos = new Set<number>()
+    const ask: Array<number> = []
+    for (const m of seqnos) {
+      if (!isUInt32(m)) continue
+      if (await this.isMcDone(m)) doneSeqnos.add(m)
+      else ask.push(m)
+    }
+    if (ask.length > 0) {
+      const found = await this.rows<{ s: number }>(
+        `SELECT mc_seqno AS s FROM mc_blocks_done WHERE mc_seqno IN ${uint32Array(ask)}`
+      )
+      for (const { s } of found) {
+        doneSeqnos.add(Number(s))
+        this.rememberMcDone(Number(s))
+      }
+    }
+    const newest = new Map<string, LookupRow>()
+    for (const r of rows) {
+      if (!doneSeqnos.has(Number(r.mc))) continue
+      const prev = newest.get(r.key)
+      if (prev === undefined || Number(r.mc) > Number(prev.mc)) newest.set(r.key, r)
+    }
+    const out = new Map<string, string | null>()
+    for (const [account, r] of newest) out.set(account, r.code_hash)
+    return out
+  }
+
+  /** A v2 page of a done block in one statement: the pieces after the cursor, in (account, lt) order, as raw text. */
   async v2PageText(block: BlockRecord, after: AccountCursor | null, count: number): Promise<ReadonlyArray<string> | null> {
     const id = block.id
     if (!validBlockId(id) || !isUInt32(count) || count === 0) return null
@@ -375,16 +454,18 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
       after === null
         ? ""
         : `AND (account, lt) > (${str(`${id.workchain}:${after.account.toUpperCase()}`)}, ${uint64(after.lt)})`
-    const rows = await this.rows<{ v2: string }>(
+    const text = await this.text(
       `SELECT v2 FROM tx_pages
        WHERE mc_block_seqno = ${uint32(block.mc_block_seqno)}
          AND block_workchain = ${int32(id.workchain)} AND block_shard = ${int64(id.shard)}
          AND block_seqno = ${uint32(id.seqno)}
          ${cursor}
        ORDER BY account ASC, lt ASC
-       LIMIT ${uint32(count)}`
+       LIMIT ${uint32(count)}
+       FORMAT TabSeparatedRaw`
     )
-    return rows.length === 0 ? null : rows.map((r) => r.v2)
+    const pieces = tsvLines(text)
+    return pieces.length === 0 ? null : pieces
   }
 
   /** Two more queries for a page of transactions: its messages, then the bodies and init states they reference. */

@@ -52,6 +52,10 @@ export const txPageRow = (tx: TransactionRecord): TxPageRow => {
   if (cut < 0 || full.slice(cut) !== v3Tail(tx.account_state_hash_before, tx.account_state_hash_after, NO_STATES)) {
     throw new PageRenderError(`tx ${tx.hash}: v3 rendering does not end with the account states`)
   }
+  const v3 = full.slice(0, cut)
+  const v2 = pythonJson(renderV2Transaction(tx))
+  // The read path takes pieces as raw tab-separated text: compact JSON never holds a raw tab or newline.
+  if (/[\t\n]/.test(v3) || /[\t\n]/.test(v2)) throw new PageRenderError(`tx ${tx.hash}: a piece holds a raw tab or newline`)
   return {
     mc_block_seqno: tx.mc_block_seqno,
     block_workchain: tx.block.workchain,
@@ -62,8 +66,8 @@ export const txPageRow = (tx: TransactionRecord): TxPageRow => {
     state_before: tx.account_state_hash_before,
     state_after: tx.account_state_hash_after,
     book: bookAddresses(tx),
-    v3: full.slice(0, cut),
-    v2: pythonJson(renderV2Transaction(tx))
+    v3,
+    v2
   }
 }
 
