@@ -14,6 +14,7 @@ import { decodeBundle } from "../kafka/codec.js"
 import { KafkaError } from "../kafka/errors.js"
 import { KafkaClient } from "../kafka/KafkaClient.js"
 import { Health } from "../ops/Health.js"
+import { threadCpuSeconds } from "../ops/cpu.js"
 import { Metrics } from "../ops/Metrics.js"
 import { ProgressReporter, ProgressTracker } from "../ops/progress.js"
 import { Migrations } from "../clickhouse/migrations.js"
@@ -225,7 +226,9 @@ export const runConsumer = (run: ConsumerRun) =>
             // A rebalance began: the rest of this batch may belong to another member by now.
             if (!isRunning() || isStale() || (grouped && epoch !== batchEpoch)) break
             const offset = BigInt(message.offset)
+            const t = threadCpuSeconds()
             const decoded = decodeBundle(message.value)
+            metrics.stageCpuSeconds.inc({ stage: "kafka_consume" }, threadCpuSeconds() - t)
             if (Either.isLeft(decoded)) {
               metrics.consumerBundles.inc({ outcome: "undecodable" })
               await runPromise(Effect.logError(`consumer: offset ${message.offset} skipped: ${decoded.left.message}`))
