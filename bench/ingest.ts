@@ -6,7 +6,8 @@
 // own metrics: ton_stage_cpu_seconds_total, ton_kafka_codec_cpu_seconds), and the peak RSS of every process.
 // Usage: npm run bench:ingest -- [--mc 60] [--tx 30] [--seed 42] | [--gen-dir DIR] [--store DIR] [--solo false]
 // [--codec none|gzip|lz4|zstd] (KAFKA_COMPRESSION of the producer; default the project's) [--runtime node|tsx]
-// (node: the compiled runnables, as `npm run producer` starts them, built first when stale; tsx: the sources).
+// (node: the compiled runnables, as `npm run producer` starts them, built first when stale; tsx: the sources)
+// [--cpu-prof DIR] (V8 CPU profiles of the producer and consumer processes, written to DIR when they exit).
 // (--store implies --solo false.)
 // --gen-dir serves a chain written by `npm run generate` instead (e.g. the million-transaction one); --store keeps the
 // consumer's ClickHouse data directory there (reused as is when it already holds the whole chain), which is how the
@@ -39,7 +40,8 @@ const { values: args } = parseArgs({
     store: { type: "string" },
     solo: { type: "string", default: "true" },
     codec: { type: "string" },
-    runtime: { type: "string", default: "node" }
+    runtime: { type: "string", default: "node" },
+    "cpu-prof": { type: "string" }
   }
 })
 
@@ -60,6 +62,13 @@ const readStoreStamp = (store: string): StoreStamp | undefined =>
 const PRERENDER_TXS = 200_000
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const peakRss = new Map<string, number>()
+/** Peak of V8 heap (total) plus external memory, from each pipeline process's own metrics: Node's share of its RSS. */
+const peakNode = new Map<string, number>()
+const noteNode = (name: string, m: Map<string, number>) => {
+  const heap = m.get("ton_exporter_nodejs_heap_size_total_bytes")
+  const external = m.get("ton_exporter_nodejs_external_memory_bytes")
+  if (heap !== undefined && external !== undefined) peakNode.set(name, Math.max(peakNode.get(name) ?? 0, heap + external))
+}
 /** CPU seconds (user + system) each process used, last sample before it exited. */
 const cpuSeconds = new Map<string, number>()
 const CLOCK_TICKS = 100
@@ -98,7 +107,11 @@ const scrape = async (port: number): Promise<Map<string, number>> => {
 }
 
 const child = (name: string, script: string, env: Record<string, string>): ChildProcess => {
-  const argv = args.runtime === "tsx" ? ["--import", "tsx", script] : [join("dist", script.replace(/\.ts$/, ".js"))]
+  const prof = args["cpu-prof"] === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir", args["cpu-prof"]]
+  const argv = [
+    ...prof,
+    ...(args.runtime === "tsx" ? ["--import", "tsx", script] : [join("dist", script.replace(/\.ts$/, ".js"))])
+  ]
   const proc = spawn(process.execPath, argv, {
     cwd: repoRoot,
     env: { ...process.env, ...env },
@@ -129,9 +142,12 @@ const cumulativeTxs = (chain: ChainData): ((seqno: number) => number) => {
 
 /** Peak RSS and CPU seconds per process: which stage the machine's cores went to. */
 const resources = (): Array<string> => [
-  "peak RSS and CPU time (user+system) per process:",
+  "peak RSS and CPU time (user+system) per process (Node: peak V8 heap + external memory, the rest of the RSS is code,",
+  "  native libraries and, in the consumer, the embedded ClickHouse engine):",
   ...[...peakRss].map(
-    ([name, bytes]) => `  ${name.padEnd(24)} ${mb(bytes).padStart(7)}  ${(cpuSeconds.get(name) ?? NaN).toFixed(1).padStart(7)} s cpu`
+    ([name, bytes]) =>
+      `  ${name.padEnd(24)} ${mb(bytes).padStart(7)}  ${(cpuSeconds.get(name) ?? NaN).toFixed(1).padStart(7)} s cpu` +
+      (peakNode.has(name) ? `  (Node ${mb(peakNode.get(name))})` : "")
   )
 ]
 
@@ -289,7 +305,9 @@ const main = async () => {
     while (true) {
       const p = await scrape(producerPort)
       if (p.size > 0) producerMetrics = p
+      noteNode("producer", p)
       consumerMetrics = await scrape(consumerPort)
+      noteNode("consumer", consumerMetrics)
       const stored = consumerMetrics.get("ton_consumer_last_mc_seqno") ?? -1
       if (firstStored === undefined && stored >= chain.first) firstStored = Date.now()
       if (stored >= chain.last) break
@@ -306,7 +324,8 @@ const main = async () => {
       }
       if (consumer.exitCode !== null) throw new Error("consumer exited")
       if (producer.exitCode !== null && producer.exitCode !== 0) throw new Error("producer failed")
-      await sleep(100)
+      // Each scrape costs the process its default metrics (memoryUsage, event-loop histograms): not too often.
+      await sleep(250)
     }
     const end = Date.now()
     sampleRss()
@@ -407,7 +426,7 @@ const main = async () => {
     })
     while (((await scrape(soloConsumerPort)).get("ton_consumer_last_mc_seqno") ?? -1) < chain.last) {
       if (solo.exitCode !== null) throw new Error("solo consumer exited")
-      await sleep(100)
+      await sleep(250)
     }
     const soloConsumerSeconds = (Date.now() - soloStart) / 1000
     solo.kill("SIGTERM")
