@@ -1,12 +1,18 @@
 // End-to-end ingestion benchmark: fake toncenter (HTTP, generated chain with the recorded real transactions) ->
-// producer process -> local Kafka -> consumer process -> embedded ClickHouse. Prints end-to-end transactions per
-// second, per-stage throughput from the processes' own metrics, and the peak RSS of every process.
-// Usage: npm run bench:ingest -- [--mc 60] [--tx 30] [--seed 42] | [--gen-dir DIR] [--store DIR] [--solo false].
+// producer process -> local Kafka -> consumer process -> embedded ClickHouse. Prints, in one run: the decode ceiling
+// (the producer's decoder over every transaction of the chain, one thread, per CPU-second), the Kafka record size and
+// what each codec (gzip, lz4, zstd) makes of it, end-to-end transactions per second and its ratio to twice the
+// ceiling (2 cores), CPU per transaction per process (producer, consumer, broker) and per stage (from the processes'
+// own metrics: ton_stage_cpu_seconds_total, ton_kafka_codec_cpu_seconds), and the peak RSS of every process.
+// Usage: npm run bench:ingest -- [--mc 60] [--tx 30] [--seed 42] | [--gen-dir DIR] [--store DIR] [--solo false]
+// [--codec none|gzip|lz4|zstd] (KAFKA_COMPRESSION of the producer; default the project's) [--runtime node|tsx]
+// (node: the compiled runnables, as `npm run producer` starts them, built first when stale; tsx: the sources)
+// [--cpu-prof DIR] (V8 CPU profiles of the producer and consumer processes, written to DIR when they exit).
 // (--store implies --solo false.)
 // --gen-dir serves a chain written by `npm run generate` instead (e.g. the million-transaction one); --store keeps the
 // consumer's ClickHouse data directory there (reused as is when it already holds the whole chain), which is how the
 // API benchmark gets its million-transaction store. Numbers are printed, never asserted.
-import { spawn, type ChildProcess } from "node:child_process"
+import { spawn, spawnSync, type ChildProcess } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -18,6 +24,11 @@ import { startFakeToncenter } from "../tools/fake/server.js"
 import { loadGeneratedChain } from "../tools/gen/chain.js"
 import { repoRoot, startLocalKafka } from "../src/infra/kafkaBroker.js"
 import { freePortPair } from "../tools/ports.js"
+import { Either } from "effect"
+import { DEFAULT_KAFKA_COMPRESSION } from "../src/config.js"
+import { compressWith, decompressWith } from "../src/kafka/compression.js"
+import { pipelineDecode } from "../src/producer/assemble.js"
+import { installFastCellHash } from "../src/ton/fastHash.js"
 
 const { values: args } = parseArgs({
   options: {
@@ -27,7 +38,10 @@ const { values: args } = parseArgs({
     "batch-rows": { type: "string", default: "50000" },
     "gen-dir": { type: "string" },
     store: { type: "string" },
-    solo: { type: "string", default: "true" }
+    solo: { type: "string", default: "true" },
+    codec: { type: "string" },
+    runtime: { type: "string", default: "node" },
+    "cpu-prof": { type: "string" }
   }
 })
 
@@ -48,6 +62,13 @@ const readStoreStamp = (store: string): StoreStamp | undefined =>
 const PRERENDER_TXS = 200_000
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const peakRss = new Map<string, number>()
+/** Peak of V8 heap (total) plus external memory, from each pipeline process's own metrics: Node's share of its RSS. */
+const peakNode = new Map<string, number>()
+const noteNode = (name: string, m: Map<string, number>) => {
+  const heap = m.get("ton_exporter_nodejs_heap_size_total_bytes")
+  const external = m.get("ton_exporter_nodejs_external_memory_bytes")
+  if (heap !== undefined && external !== undefined) peakNode.set(name, Math.max(peakNode.get(name) ?? 0, heap + external))
+}
 /** CPU seconds (user + system) each process used, last sample before it exited. */
 const cpuSeconds = new Map<string, number>()
 const CLOCK_TICKS = 100
@@ -86,7 +107,12 @@ const scrape = async (port: number): Promise<Map<string, number>> => {
 }
 
 const child = (name: string, script: string, env: Record<string, string>): ChildProcess => {
-  const proc = spawn(process.execPath, ["--import", "tsx", script], {
+  const prof = args["cpu-prof"] === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir", args["cpu-prof"]]
+  const argv = [
+    ...prof,
+    ...(args.runtime === "tsx" ? ["--import", "tsx", script] : [join("dist", script.replace(/\.ts$/, ".js"))])
+  ]
+  const proc = spawn(process.execPath, argv, {
     cwd: repoRoot,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"]
@@ -116,15 +142,88 @@ const cumulativeTxs = (chain: ChainData): ((seqno: number) => number) => {
 
 /** Peak RSS and CPU seconds per process: which stage the machine's cores went to. */
 const resources = (): Array<string> => [
-  "peak RSS and CPU time (user+system) per process:",
+  "peak RSS and CPU time (user+system) per process (Node: peak V8 heap + external memory, the rest of the RSS is code,",
+  "  native libraries and, in the consumer, the embedded ClickHouse engine):",
   ...[...peakRss].map(
-    ([name, bytes]) => `  ${name.padEnd(24)} ${mb(bytes).padStart(7)}  ${(cpuSeconds.get(name) ?? NaN).toFixed(1).padStart(7)} s cpu`
+    ([name, bytes]) =>
+      `  ${name.padEnd(24)} ${mb(bytes).padStart(7)}  ${(cpuSeconds.get(name) ?? NaN).toFixed(1).padStart(7)} s cpu` +
+      (peakNode.has(name) ? `  (Node ${mb(peakNode.get(name))})` : "")
   )
 ]
+
+const cpuNow = () => {
+  const u = process.cpuUsage()
+  return (u.user + u.system) / 1e6
+}
+
+/**
+ * The producer's decoder over every transaction of the chain on this thread (the ceiling one core sets), then the
+ * records' JSON cut into ~1 MB batches (as kafkajs compresses a produce request's records) through each codec.
+ */
+const ceilingAndCodecs = async (chain: ChainData): Promise<{ perCpuSecond: number; lines: Array<string> }> => {
+  installFastCellHash()
+  const ctxs: Array<[string, Parameters<typeof pipelineDecode>[1]]> = []
+  for (let seq = chain.first; seq <= chain.last; seq++) {
+    const mc = chain.masterchain.get(seq)
+    if (mc === undefined) continue
+    for (const b of [mc.block, ...mc.shardBlocks]) {
+      for (const tx of b.txs) ctxs.push([tx.boc, { block: b.record.id, mc_block_seqno: seq }])
+    }
+  }
+  const records: Array<unknown> = []
+  const t0 = cpuNow()
+  for (const [boc, ctx] of ctxs) {
+    const r = pipelineDecode(boc, ctx)
+    if (Either.isRight(r)) records.push(r.right)
+  }
+  // The ceiling is the decoding alone, as bench/decode.ts measures it; the records' JSON is the next stage's.
+  const decodeCpu = cpuNow() - t0
+  const json = records.map((r) => Buffer.from(JSON.stringify(r)))
+  records.length = 0
+  const perCpuSecond = ctxs.length / decodeCpu
+  const batches: Array<Buffer> = []
+  for (let i = 0; i < json.length; ) {
+    const part: Array<Buffer> = []
+    let bytes = 0
+    while (i < json.length && bytes < 1 << 20) {
+      part.push(json[i]!)
+      bytes += json[i]!.length
+      i++
+    }
+    batches.push(Buffer.concat(part))
+  }
+  const raw = batches.reduce((n, b) => n + b.length, 0)
+  const n = json.length
+  const lines = [
+    `decode ceiling: ${ctxs.length} transactions of the chain decoded on one thread in ${decodeCpu.toFixed(2)} s CPU = ` +
+      `${perCpuSecond.toFixed(0)} tx per CPU-second (one core); 2 cores: ${(2 * perCpuSecond).toFixed(0)} tx/s`,
+    `kafka record size: ${(raw / n).toFixed(0)} B of JSON per transaction record (${batches.length} batches of ~1 MB):`,
+    `  codec   wire B/tx  ratio  compress us/tx  decompress us/tx`
+  ]
+  for (const codec of ["gzip", "lz4", "zstd"] as const) {
+    let wire = 0
+    const c0 = cpuNow()
+    const packed: Array<Buffer> = []
+    for (const b of batches) packed.push(await compressWith(codec, b))
+    const c1 = cpuNow()
+    for (const p of packed) await decompressWith(codec, p)
+    const c2 = cpuNow()
+    for (const p of packed) wire += p.length
+    lines.push(
+      `  ${codec.padEnd(6)} ${(wire / n).toFixed(0).padStart(10)}  ${(raw / wire).toFixed(2).padStart(5)}` +
+        `  ${(((c1 - c0) / n) * 1e6).toFixed(1).padStart(14)}  ${(((c2 - c1) / n) * 1e6).toFixed(1).padStart(16)}`
+    )
+  }
+  return { perCpuSecond, lines }
+}
 
 const mb = (b: number | undefined) => (b === undefined ? "-" : `${(b / 1024 / 1024).toFixed(0)} MB`)
 
 const main = async () => {
+  if (args.runtime !== "tsx") {
+    const built = spawnSync(process.execPath, [join(repoRoot, "scripts/build-if-stale.mjs")], { stdio: "inherit" })
+    if (built.status !== 0) throw new Error("npm run build failed")
+  }
   const scratch = mkdtempSync(join(tmpdir(), "bench-ingest-"))
   const rssTimer = setInterval(sampleRss, 200)
   watched.set("bench (fake toncenter)", () => process.pid)
@@ -142,6 +241,9 @@ const main = async () => {
   })
   const stats = chainStats(chain)
   process.stdout.write(`chain: ${chain.name} ${JSON.stringify(stats)} (ready in ${((Date.now() - t0) / 1000).toFixed(1)} s)\n`)
+  const codec = args.codec ?? DEFAULT_KAFKA_COMPRESSION
+  const ceiling = await ceilingAndCodecs(chain)
+  process.stdout.write(ceiling.lines.join("\n") + "\n")
   const store = args.store
   if (store !== undefined) {
     const stamp = readStoreStamp(store)
@@ -168,7 +270,15 @@ const main = async () => {
   if (prerender) process.stdout.write(`fake upstream answers rendered in ${((Date.now() - renderStart) / 1000).toFixed(1)} s (before the clock)\n`)
   else process.stdout.write(`fake upstream renders on request (chain above ${PRERENDER_TXS} tx): its CPU is shared with the exporter's\n`)
   const [producerPort, consumerPort] = [await freePortPair(), await freePortPair()]
-  const common = { KAFKA_BROKERS: kafka.brokers.join(","), KAFKA_TOPIC_PREFIX: "bench", NETWORK: "mainnet", LOG_LEVEL: "warn" }
+  // SQL_PORT=0: the consumer's SQL endpoint is no part of ingest (and its default port may be taken).
+  const common = {
+    KAFKA_BROKERS: kafka.brokers.join(","),
+    KAFKA_TOPIC_PREFIX: "bench",
+    KAFKA_COMPRESSION: codec,
+    NETWORK: "mainnet",
+    LOG_LEVEL: "warn",
+    SQL_PORT: "0"
+  }
   try {
     const consumer = child("consumer", "pipelines/consumer.ts", {
       ...common,
@@ -198,7 +308,11 @@ const main = async () => {
     while (true) {
       const p = await scrape(producerPort)
       if (p.size > 0) producerMetrics = p
-      consumerMetrics = await scrape(consumerPort)
+      noteNode("producer", p)
+      // A scrape that timed out (a busy machine) keeps the last answer rather than reading as "nothing stored".
+      const c = await scrape(consumerPort)
+      if (c.size > 0) consumerMetrics = c
+      noteNode("consumer", c)
       const stored = consumerMetrics.get("ton_consumer_last_mc_seqno") ?? -1
       if (firstStored === undefined && stored >= chain.first) firstStored = Date.now()
       if (stored >= chain.last) break
@@ -215,7 +329,8 @@ const main = async () => {
       }
       if (consumer.exitCode !== null) throw new Error("consumer exited")
       if (producer.exitCode !== null && producer.exitCode !== 0) throw new Error("producer failed")
-      await sleep(100)
+      // Each scrape costs the process its default metrics (memoryUsage, event-loop histograms): not too often.
+      await sleep(250)
     }
     const end = Date.now()
     sampleRss()
@@ -239,17 +354,52 @@ const main = async () => {
       const rows = consumerMetrics.get(`ton_consumer_rows_total{table="${m[1]}"}`) ?? 0
       insertRows.push(`    ${m[1]!.padEnd(20)} ${String(rows).padStart(8)} rows  ${v.toFixed(2).padStart(7)} s  ${(rows / v).toFixed(0).padStart(8)} rows/s`)
     }
+    sampleRss()
+    const stage = (m: Map<string, number>, name: string) => m.get(`ton_stage_cpu_seconds_total{stage="${name}"}`) ?? 0
+    const codecCpu = (m: Map<string, number>, d: string) => m.get(`ton_kafka_codec_cpu_seconds{direction="${d}"}`) ?? 0
+    const perTx = (sec: number) => `${((sec / txs) * 1000).toFixed(3).padStart(7)} ms/tx`
+    const pCpu = cpuSeconds.get("producer") ?? NaN
+    const cCpu = cpuSeconds.get("consumer") ?? NaN
+    const kCpu = cpuSeconds.get("kafka broker (JVM)") ?? NaN
+    const decodeCpu = stage(producerMetrics, "decode")
+    const produceCpu = stage(producerMetrics, "record_encode") + codecCpu(producerMetrics, "compress")
+    const consumeCpu = stage(consumerMetrics, "kafka_consume") + codecCpu(consumerMetrics, "decompress")
+    const flattenCpu = stage(consumerMetrics, "flatten")
+    const encodeCpu = stage(consumerMetrics, "encode")
+    const insertCpu = stage(consumerMetrics, "insert")
+    const rawBytes = producerMetrics.get(`ton_kafka_codec_bytes{direction="compress",side="raw"}`) ?? 0
+    const wireBytes = producerMetrics.get(`ton_kafka_codec_bytes{direction="compress",side="wire"}`) ?? 0
+    const rate = txs / seconds
+    const cpuLines = [
+      `CPU per transaction, end-to-end run (user+system; start-up included):`,
+      `  producer ${perTx(pCpu)}   consumer ${perTx(cCpu)}   broker ${perTx(kCpu)}   ` +
+        `all three ${perTx(pCpu + cCpu + kCpu)} (2 cores allow ${(2000 / rate).toFixed(3)} ms/tx at this rate)`,
+      `  by stage (from the processes' metrics; "rest" is the process's CPU outside the measured stages):`,
+      `    producer  fetch + rest      ${perTx(pCpu - decodeCpu - produceCpu)}  (HTTP, toncenter JSON, kafkajs protocol, runtime, GC, start-up)`,
+      `    producer  decode            ${perTx(decodeCpu)}  (worker threads)`,
+      `    producer  kafka produce     ${perTx(produceCpu)}  (record encoding ${perTx(stage(producerMetrics, "record_encode"))}, ${codec} compress ${perTx(codecCpu(producerMetrics, "compress"))})`,
+      `    broker    kafka             ${perTx(kCpu)}`,
+      `    consumer  kafka consume     ${perTx(consumeCpu)}  (${codec} decompress ${perTx(codecCpu(consumerMetrics, "decompress"))}, JSON parse ${perTx(stage(consumerMetrics, "kafka_consume"))})`,
+      `    consumer  flatten           ${perTx(flattenCpu)}`,
+      `    consumer  encode            ${perTx(encodeCpu)}`,
+      `    consumer  clickhouse insert ${perTx(insertCpu)}  (process CPU while the engine inserts)`,
+      `    consumer  rest              ${perTx(cCpu - consumeCpu - flattenCpu - encodeCpu - insertCpu)}  (kafkajs, trace ids, dedup lookups, runtime, GC, start-up)`,
+      `  kafka bytes produced: ${(rawBytes / txs).toFixed(0)} B/tx uncompressed, ${(wireBytes / txs).toFixed(0)} B/tx as ${codec} ` +
+        `(bundle + transaction records; ratio ${(rawBytes / wireBytes).toFixed(2)})`
+    ]
     const head = [
       "",
-      `end to end: ${txs} transactions, ${stats.blocks} blocks, ${stats.mcBlocks} masterchain blocks in ${seconds.toFixed(1)} s`,
+      `end to end: ${txs} transactions, ${stats.blocks} blocks, ${stats.mcBlocks} masterchain blocks in ${seconds.toFixed(1)} s (codec ${codec})`,
       `  = ${(txs / seconds).toFixed(0)} tx/s, ${(stats.blocks / seconds).toFixed(1)} blocks/s, ${(stats.mcBlocks / seconds).toFixed(1)} mc blocks/s`,
+      `  = ${((100 * rate) / (2 * ceiling.perCpuSecond)).toFixed(0)}% of the 2-core decode ceiling (${(2 * ceiling.perCpuSecond).toFixed(0)} tx/s)`,
       `  (from producer start, including its start-up; first bundle stored after ${(((firstStored ?? end) - start) / 1000).toFixed(1)} s)`,
       "stages:",
       `  producer process      ${producerSeconds.toFixed(1)} s wall = ${(txs / producerSeconds).toFixed(0)} tx/s (start-up included)`,
       `  upstream fetch+decode ${fetchSum.toFixed(1)} s over ${fetchCount} bundles = ${(fetchSum / fetchCount * 1000).toFixed(0)} ms/bundle (up to 8 in parallel)`,
       `  kafka transactions    ${publishSum.toFixed(2)} s over ${publishCount} transactions = ${(publishSum / publishCount * 1000).toFixed(0)} ms each, ${(txs / publishSum).toFixed(0)} tx/s`,
       `  clickhouse inserts    ${insertTotal.toFixed(2)} s in ${consumerMetrics.get("ton_consumer_flushes_total") ?? 0} batches = ${(txs / insertTotal).toFixed(0)} tx/s of insert time`,
-      ...insertRows
+      ...insertRows,
+      ...cpuLines
     ]
     if (!soloStages) {
       sampleRss()
@@ -281,7 +431,7 @@ const main = async () => {
     })
     while (((await scrape(soloConsumerPort)).get("ton_consumer_last_mc_seqno") ?? -1) < chain.last) {
       if (solo.exitCode !== null) throw new Error("solo consumer exited")
-      await sleep(100)
+      await sleep(250)
     }
     const soloConsumerSeconds = (Date.now() - soloStart) / 1000
     solo.kill("SIGTERM")

@@ -10,7 +10,26 @@
 // It prints one line per transaction: mc seqno, account, hash, lt.
 import { pathToFileURL } from "node:url"
 import { parseArgs } from "node:util"
-import { Kafka, logLevel, type IHeaders } from "kafkajs"
+import { Decoder as ZstdDecoder, Encoder as ZstdEncoder } from "@toondepauw/node-zstd"
+import kafkajs, { CompressionTypes, Kafka, logLevel, type IHeaders } from "kafkajs"
+import lz4 from "lz4-napi"
+
+/**
+ * kafkajs reads gzip alone; the exporter writes zstd by default (KAFKA_COMPRESSION) and may write lz4. A kafkajs
+ * subscriber registers those codecs once, before its consumer fetches (Kafka's LZ4 is the LZ4 frame format).
+ */
+export const registerCodecs = (): void => {
+  const zstdDecoder = new ZstdDecoder()
+  const zstdEncoder = new ZstdEncoder(3)
+  kafkajs.CompressionCodecs[CompressionTypes.ZSTD] = () => ({
+    compress: async (encoder: { buffer: Buffer }) => zstdEncoder.encodeSync(encoder.buffer),
+    decompress: async (buffer: Buffer) => zstdDecoder.decodeSync(buffer)
+  })
+  kafkajs.CompressionCodecs[CompressionTypes.LZ4] = () => ({
+    compress: async (encoder: { buffer: Buffer }) => lz4.compressFrameSync(encoder.buffer),
+    decompress: async (buffer: Buffer) => lz4.decompressFrameSync(buffer)
+  })
+}
 
 export interface TransactionRecord {
   /** The account in raw form (`0:ABC…`), the record's key. */
@@ -76,6 +95,7 @@ const offsetsAt = async (kafka: Kafka, options: SubscriberOptions) => {
 }
 
 export const startSubscriber = async (options: SubscriberOptions): Promise<Subscriber> => {
+  registerCodecs()
   const kafka = new Kafka({ clientId: options.groupId, brokers: [...options.brokers], logLevel: logLevel.NOTHING })
 
   // Where a group without committed offsets begins: by time when asked (per partition), else at the start.

@@ -8,6 +8,10 @@ import { availableParallelism } from "node:os"
 export type Network = "mainnet" | "testnet"
 export type ProducerMode = "backfill" | "follow" | "resume"
 export type LogLevel = "trace" | "debug" | "info" | "warn" | "error" | "fatal"
+export type KafkaCompression = "none" | "gzip" | "lz4" | "zstd"
+export const KAFKA_COMPRESSIONS: ReadonlyArray<KafkaCompression> = ["none", "gzip", "lz4", "zstd"]
+/** The codec measured cheapest for the pipeline (BENCHMARKS.md, "End-to-end ingest"). */
+export const DEFAULT_KAFKA_COMPRESSION: KafkaCompression = "zstd"
 
 export interface KafkaSettings {
   /** Empty: start the project's own local broker on 127.0.0.1:port with data in dataDir. */
@@ -22,6 +26,8 @@ export interface KafkaSettings {
   /** Replicas of each topic the project creates (1 for the local single broker). */
   readonly replicationFactor: number
   readonly maxMessageBytes: number
+  /** Record-batch codec of everything the producer publishes (consumers read every codec). */
+  readonly compression: KafkaCompression
 }
 
 export interface ClickHouseSettings {
@@ -236,6 +242,12 @@ export const settings = {
       "67108864",
       "Largest record (broker, producer and consumer fetch limits)",
       int(1024, MAX_INT32)
+    ),
+    compression: setting(
+      "KAFKA_COMPRESSION",
+      DEFAULT_KAFKA_COMPRESSION,
+      "Record-batch codec the producer writes: none, gzip, lz4 or zstd (subscribers need the codec, see README)",
+      oneOf(...KAFKA_COMPRESSIONS)
     )
   },
   clickhouse: {

@@ -90,7 +90,12 @@ export type RowVisitor = <T extends TableName>(table: T, row: TableRows[T][numbe
  * so a caller can keep only what it makes of them. Content-addressed rows are deduplicated across the batch;
  * everything else is keyed by masterchain seqno and cannot repeat between distinct bundles.
  */
-export const visitBundleRows = (bs: Iterable<MasterchainBundle>, visit: RowVisitor): void => {
+export const visitBundleRows = (
+  bs: Iterable<MasterchainBundle>,
+  visit: RowVisitor,
+  /** Called around each bundle's flattening (not its visits), so a caller can tell the two costs apart. */
+  around?: { readonly before: () => void; readonly after: () => void }
+): void => {
   const contentSeen = new Set<string>()
   const states = new Map<string, AccountStateRow>()
   const bundleSeen = new Set<number>()
@@ -98,7 +103,9 @@ export const visitBundleRows = (bs: Iterable<MasterchainBundle>, visit: RowVisit
     // A redelivered bundle inside one batch would only add duplicate rows for merges to remove.
     if (bundleSeen.has(b.mc_seqno)) continue
     bundleSeen.add(b.mc_seqno)
+    around?.before()
     const r = flattenBundle(b)
+    around?.after()
     for (const c of r.message_contents) {
       if (!contentSeen.has(c.hash)) {
         contentSeen.add(c.hash)

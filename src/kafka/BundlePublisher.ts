@@ -5,7 +5,8 @@
  * fences (and aborts the open transaction of) any earlier instance, killed or not.
  */
 import { Context, Effect, Layer, Option } from "effect"
-import { CompressionTypes, type Producer } from "kafkajs"
+import type { Producer } from "kafkajs"
+import { compressionType } from "./compression.js"
 import { encodeDeadLetter, type DeadLetter, type EncodedMessage } from "./codec.js"
 import { STARTUP_DEADLINE_MS, withDeadline } from "./deadline.js"
 import { KafkaError } from "./errors.js"
@@ -94,6 +95,7 @@ export const makeBundlePublisher = (transactionalId: string, range?: { readonly 
     )
 
     const recordBatchBytes = Math.floor(client.maxMessageBytes / 2)
+    const compression = compressionType(client.compression)
     const sendTransaction = (
       bundles: ReadonlyArray<EncodedMessage>,
       letters: ReadonlyArray<EncodedMessage>,
@@ -108,7 +110,7 @@ export const makeBundlePublisher = (transactionalId: string, range?: { readonly 
             if (bundles.length > 0) {
               await tx.send({
                 topic: client.topics.blocks,
-                compression: CompressionTypes.GZIP,
+                compression,
                 acks: -1,
                 messages: bundles.map((b) => toKafka(b, blockPartitionOf(Number(b.key), client.blockPartitions)))
               })
@@ -116,7 +118,7 @@ export const makeBundlePublisher = (transactionalId: string, range?: { readonly 
             if (letters.length > 0) {
               await tx.send({
                 topic: client.topics.deadLetter,
-                compression: CompressionTypes.GZIP,
+                compression,
                 acks: -1,
                 messages: letters.map((l) => toKafka(l, 0))
               })
@@ -125,7 +127,7 @@ export const makeBundlePublisher = (transactionalId: string, range?: { readonly 
             for (const part of chunkBySize(transactions, Math.min(recordBatchBytes, TRANSACTION_REQUEST_BYTES))) {
               await tx.send({
                 topic: client.topics.transactions,
-                compression: CompressionTypes.GZIP,
+                compression,
                 acks: -1,
                 messages: part.map((t) => toKafka(t))
               })

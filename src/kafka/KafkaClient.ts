@@ -5,7 +5,8 @@
  */
 import { Context, Duration, Effect, Layer } from "effect"
 import { Kafka, logLevel, type Admin } from "kafkajs"
-import { KafkaConfig, NetworkConfig, type KafkaSettings } from "../config.js"
+import { DEFAULT_KAFKA_COMPRESSION, KafkaConfig, NetworkConfig, type KafkaCompression, type KafkaSettings } from "../config.js"
+import { installKafkaCodecs } from "./compression.js"
 import { KafkaBrokers } from "../infra/KafkaBrokers.js"
 import { STARTUP_DEADLINE_MS } from "./deadline.js"
 import { KafkaError } from "./errors.js"
@@ -20,6 +21,8 @@ export interface KafkaClientShape {
   readonly clientId: string
   /** Partitions of the bundle topic; bundle s lives in partition `blockPartitionOf(s, blockPartitions)`. */
   readonly blockPartitions: number
+  /** Record-batch codec of what this process publishes. */
+  readonly compression: KafkaCompression
 }
 
 export interface KafkaClientOptions {
@@ -36,6 +39,8 @@ export interface KafkaClientOptions {
   readonly replicationFactor?: number
   /** -1 keeps the log forever (default): resume and replays read it. */
   readonly retentionMs?: number
+  /** Record-batch codec of what this process publishes (default DEFAULT_KAFKA_COMPRESSION). */
+  readonly compression?: KafkaCompression
 }
 
 export const optionsFromSettings = (settings: KafkaSettings, network: string): KafkaClientOptions => ({
@@ -46,7 +51,8 @@ export const optionsFromSettings = (settings: KafkaSettings, network: string): K
   maxMessageBytes: settings.maxMessageBytes,
   partitions: settings.partitions,
   blockPartitions: settings.blockPartitions,
-  replicationFactor: settings.replicationFactor
+  replicationFactor: settings.replicationFactor,
+  compression: settings.compression
 })
 
 export const withAdmin = <A, E>(kafka: Kafka, use: (admin: Admin) => Effect.Effect<A, E>) =>
@@ -68,6 +74,7 @@ export const makeKafkaClient = (options: KafkaClientOptions) =>
     if (options.brokers.length === 0) {
       return yield* new KafkaError({ reason: "connect", message: "no Kafka brokers configured" })
     }
+    installKafkaCodecs()
     const kafka = new Kafka({
       clientId: options.clientId,
       brokers: [...options.brokers],
@@ -102,7 +109,8 @@ export const makeKafkaClient = (options: KafkaClientOptions) =>
       network: options.network,
       maxMessageBytes: options.maxMessageBytes,
       clientId: options.clientId,
-      blockPartitions: options.blockPartitions ?? 1
+      blockPartitions: options.blockPartitions ?? 1,
+      compression: options.compression ?? DEFAULT_KAFKA_COMPRESSION
     } satisfies KafkaClientShape
   })
 

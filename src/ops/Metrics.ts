@@ -5,6 +5,7 @@
  */
 import { Context, Effect, Layer } from "effect"
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client"
+import { codecStats } from "../kafka/codecStats.js"
 
 export interface MetricsShape {
   readonly registry: Registry
@@ -22,6 +23,8 @@ export interface MetricsShape {
   readonly consumerInsertSeconds: Histogram<"table">
   readonly consumerFlushes: Counter
   readonly consumerIncompleteRemoved: Counter
+  /** CPU seconds per pipeline stage, measured on the thread that runs it (src/ops/cpu.ts). */
+  readonly stageCpuSeconds: Counter<"stage">
 }
 
 export const makeMetrics = (defaults = true): MetricsShape => {
@@ -90,8 +93,42 @@ export const makeMetrics = (defaults = true): MetricsShape => {
       name: "ton_consumer_incomplete_mc_blocks_removed_total",
       help: "Masterchain blocks whose partial rows were removed before being written again",
       registers
-    })
+    }),
+    stageCpuSeconds: new Counter({
+      name: "ton_stage_cpu_seconds_total",
+      help: "CPU seconds spent in each pipeline stage (decode, record_encode, kafka_consume, flatten, encode, insert)",
+      labelNames: ["stage"] as const,
+      registers
+    }),
+    ...codecGauges(registers)
   }
+}
+
+/** The Kafka codecs' own account (src/kafka/compression.ts), read when scraped. */
+const codecGauges = (registers: Array<Registry>) => {
+  new Gauge({
+    name: "ton_kafka_codec_cpu_seconds",
+    help: "CPU seconds of Kafka record-batch (de)compression in this process",
+    labelNames: ["direction"] as const,
+    registers,
+    collect() {
+      this.set({ direction: "compress" }, codecStats.compressSeconds)
+      this.set({ direction: "decompress" }, codecStats.decompressSeconds)
+    }
+  })
+  new Gauge({
+    name: "ton_kafka_codec_bytes",
+    help: "Bytes through Kafka record-batch (de)compression in this process, uncompressed (raw) and compressed (wire)",
+    labelNames: ["direction", "side"] as const,
+    registers,
+    collect() {
+      this.set({ direction: "compress", side: "raw" }, codecStats.compressInBytes)
+      this.set({ direction: "compress", side: "wire" }, codecStats.compressOutBytes)
+      this.set({ direction: "decompress", side: "wire" }, codecStats.decompressInBytes)
+      this.set({ direction: "decompress", side: "raw" }, codecStats.decompressOutBytes)
+    }
+  })
+  return {}
 }
 
 export class Metrics extends Context.Tag("Metrics")<Metrics, MetricsShape>() {

@@ -11,6 +11,7 @@ import { createRequire } from "node:module"
 import path from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { Worker, type ResourceLimits } from "node:worker_threads"
+import { threadCpuSeconds } from "../ops/cpu.js"
 import type { RawMasterchainBundle } from "../source/Upstream.js"
 import { finishBundle, prepare, type Decoded, type Prepared } from "./assemble.js"
 import type { DecodeReply, DecodeRequest } from "./decodeWorker.js"
@@ -27,6 +28,8 @@ export interface DecodePoolOptions {
   readonly sliceTxs?: number
   /** Heap limits of each worker (default `workerLimits`); a worker that runs out of them dies. */
   readonly resourceLimits?: ResourceLimits
+  /** Told the CPU seconds each request cost, by stage (the workers measure their own threads). */
+  readonly onStageCpu?: (stage: "decode" | "record_encode", seconds: number) => void
 }
 
 /**
@@ -192,6 +195,10 @@ export const makeDecodePool = (options: DecodePoolOptions): Effect.Effect<Decode
     ),
     (threads) => {
       const sliceTxs = Math.max(1, options.sliceTxs ?? 2000)
+      const tell = (decode: number, encode: number) => {
+        options.onStageCpu?.("decode", decode)
+        options.onStageCpu?.("record_encode", encode)
+      }
       const call = (request: Request) =>
         Effect.async<Reply, DecodePoolError>((resume) => {
           const withdraw = threads.submit(
@@ -204,7 +211,8 @@ export const makeDecodePool = (options: DecodePoolOptions): Effect.Effect<Decode
 
       const whole = (raw: RawMasterchainBundle) =>
         Effect.map(call({ op: "bundle", raw, network: options.network }), (reply) => {
-          const prepared = (reply as Extract<Reply, { op: "bundle" }>).prepared
+          const { prepared, cpu } = reply as Extract<Reply, { op: "bundle" }>
+          tell(cpu.decode, cpu.encode)
           const b = prepared.bundle
           if (b === null) return prepared
           // Transferred bytes arrive as a plain Uint8Array; a Buffer view over them costs no copy.
@@ -219,7 +227,11 @@ export const makeDecodePool = (options: DecodePoolOptions): Effect.Effect<Decode
             (txs) =>
               Effect.map(
                 call({ op: "slice", txs, mcSeqno: raw.mc_seqno, network: options.network }),
-                (reply) => (reply as Extract<Reply, { op: "slice" }>).decoded
+                (reply) => {
+                  const { decoded, cpu } = reply as Extract<Reply, { op: "slice" }>
+                  tell(cpu.decode, 0)
+                  return decoded
+                }
               ),
             { concurrency: "unbounded" }
           ),
@@ -228,7 +240,10 @@ export const makeDecodePool = (options: DecodePoolOptions): Effect.Effect<Decode
               transactions: parts.flatMap((p) => p.transactions),
               deadLetters: parts.flatMap((p) => p.deadLetters)
             }
-            return prepare(finishBundle(raw, options.network, decoded))
+            const t = threadCpuSeconds()
+            const prepared = prepare(finishBundle(raw, options.network, decoded))
+            tell(0, threadCpuSeconds() - t)
+            return prepared
           }
         )
 

@@ -14,6 +14,7 @@ import { completeBundle, fillBundleTraceIds, PublishHistory } from "../kafka/tra
 import type { KafkaError } from "../kafka/errors.js"
 import { KafkaClient } from "../kafka/KafkaClient.js"
 import { Health } from "../ops/Health.js"
+import { threadCpuSeconds } from "../ops/cpu.js"
 import { Metrics } from "../ops/Metrics.js"
 import { ProgressReporter, ProgressTracker } from "../ops/progress.js"
 import { Upstream, UpstreamError, type RawMasterchainBundle } from "../source/Upstream.js"
@@ -197,8 +198,18 @@ export const runProducer = (run: ProducerRun, decode: DecodeTransaction) =>
       accountStates: []
     })
 
+    const stageCpu = (stage: "decode" | "record_encode", seconds: number) =>
+      metrics.stageCpuSeconds.inc({ stage }, seconds)
     const onMainThread: DecodeBundle = (raw) =>
-      Effect.sync(() => prepare(assembleBundle(raw, client.network, decode)))
+      Effect.sync(() => {
+        const t0 = threadCpuSeconds()
+        const assembled = assembleBundle(raw, client.network, decode)
+        const t1 = threadCpuSeconds()
+        const prepared = prepare(assembled)
+        stageCpu("decode", t1 - t0)
+        stageCpu("record_encode", threadCpuSeconds() - t1)
+        return prepared
+      })
 
     // Outlives attempts: what a failed attempt learned came from bundles in masterchain order, which the next attempt
     // republishes identically.
@@ -206,9 +217,12 @@ export const runProducer = (run: ProducerRun, decode: DecodeTransaction) =>
     /** Completes the transaction records and the bundle's trace ids; items arrive in masterchain order. */
     const toPublish = (item: Prepared): PublishItem => {
       if (item.bundle === null) return { bundle: null, deadLetters: item.deadLetters }
+      const t = threadCpuSeconds()
       const { records, filled } = completeBundle(item.mcSeqno, item.drafts, item.accountStates, history)
+      const value = fillBundleTraceIds(item.bundle.value, filled)
+      stageCpu("record_encode", threadCpuSeconds() - t)
       return {
-        bundle: { ...item.bundle, value: fillBundleTraceIds(item.bundle.value, filled) },
+        bundle: { ...item.bundle, value },
         deadLetters: item.deadLetters,
         transactions: records
       }
@@ -268,7 +282,7 @@ export const runProducer = (run: ProducerRun, decode: DecodeTransaction) =>
         // Workers live as long as the attempt: one that dies fails it, and the next attempt starts a fresh pool.
         const decodeBundle =
           decodeWorkers > 0
-            ? (yield* makeDecodePool({ workers: decodeWorkers, network: client.network })).prepare
+            ? (yield* makeDecodePool({ workers: decodeWorkers, network: client.network, onStageCpu: stageCpu })).prepare
             : onMainThread
         // A backfill starting at FROM (another producer may be filling the range before it) learns the history from
         // the blocks just before FROM, fetched upstream and not published, so its trace ids and account states are

@@ -5,6 +5,7 @@
  */
 import { parentPort } from "node:worker_threads"
 import type { RawMasterchainBundle, RawTransaction } from "../source/Upstream.js"
+import { threadCpuSeconds } from "../ops/cpu.js"
 import { installFastCellHash } from "../ton/fastHash.js"
 import { assembleBundle, decodeTransactions, pipelineDecode, prepare, type Decoded, type Prepared } from "./assemble.js"
 
@@ -20,8 +21,14 @@ export type DecodeRequest =
 
 export type DecodeReply =
   | { readonly op: "ready" }
-  | { readonly id: number; readonly op: "bundle"; readonly prepared: Prepared }
-  | { readonly id: number; readonly op: "slice"; readonly decoded: Decoded }
+  | { readonly id: number; readonly op: "bundle"; readonly prepared: Prepared; readonly cpu: StageCpu }
+  | { readonly id: number; readonly op: "slice"; readonly decoded: Decoded; readonly cpu: StageCpu }
+
+/** CPU seconds this thread spent on the request: decoding BOCs into records, and encoding the Kafka record. */
+export interface StageCpu {
+  readonly decode: number
+  readonly encode: number
+}
 
 /** A value whose bytes own their whole ArrayBuffer can be transferred; a slice of Buffer's shared pool is copied. */
 const ownBytes = (b: Buffer): Buffer => {
@@ -37,17 +44,18 @@ if (port === null) throw new Error("decodeWorker runs only as a worker thread")
 installFastCellHash()
 
 port.on("message", (req: DecodeRequest) => {
+  const t0 = threadCpuSeconds()
   if (req.op === "bundle") {
-    const prepared = prepare(assembleBundle(req.raw, req.network, pipelineDecode))
+    const assembled = assembleBundle(req.raw, req.network, pipelineDecode)
+    const t1 = threadCpuSeconds()
+    const prepared = prepare(assembled)
     const bundle = prepared.bundle === null ? null : { ...prepared.bundle, value: ownBytes(prepared.bundle.value) }
-    const reply: DecodeReply = { id: req.id, op: "bundle", prepared: { ...prepared, bundle } }
+    const cpu = { decode: t1 - t0, encode: threadCpuSeconds() - t1 }
+    const reply: DecodeReply = { id: req.id, op: "bundle", prepared: { ...prepared, bundle }, cpu }
     port.postMessage(reply, bundle === null ? [] : [bundle.value.buffer as ArrayBuffer])
   } else {
-    const reply: DecodeReply = {
-      id: req.id,
-      op: "slice",
-      decoded: decodeTransactions(req.txs, req.mcSeqno, req.network, pipelineDecode)
-    }
+    const decoded = decodeTransactions(req.txs, req.mcSeqno, req.network, pipelineDecode)
+    const reply: DecodeReply = { id: req.id, op: "slice", decoded, cpu: { decode: threadCpuSeconds() - t0, encode: 0 } }
     port.postMessage(reply)
   }
 })

@@ -9,6 +9,7 @@
 import { Context, Duration, Effect, Layer, Schedule, Schema, SubscriptionRef } from "effect"
 import { ClickHouse, ClickHouseError, reasonOfCode } from "../clickhouse/ClickHouse.js"
 import { INSERT_ORDER, type TableName, visitBundleRows } from "../flatten/bundle.js"
+import { processCpuSeconds, threadCpuSeconds } from "../ops/cpu.js"
 import { Metrics } from "../ops/Metrics.js"
 import { deleteIncomplete, type PartitionScope } from "./deleteIncomplete.js"
 import type { HashB64, MasterchainBundle } from "../ton/record.js"
@@ -138,7 +139,15 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
     /** Rows of the batch encoded table by table as each bundle is flattened (row objects are dropped at once). */
     const encodeRows = (bundles: ReadonlyArray<MasterchainBundle>) => {
       const encoders = new Map<TableName, CompactRowEncoder>(INSERT_ORDER.map((t) => [t, new CompactRowEncoder(t)]))
-      visitBundleRows(bundles, (table, row) => encoders.get(table)!.add(row))
+      const start = threadCpuSeconds()
+      let flatten = 0
+      let mark = 0
+      visitBundleRows(bundles, (table, row) => encoders.get(table)!.add(row), {
+        before: () => void (mark = threadCpuSeconds()),
+        after: () => void (flatten += threadCpuSeconds() - mark)
+      })
+      metrics.stageCpuSeconds.inc({ stage: "flatten" }, flatten)
+      metrics.stageCpuSeconds.inc({ stage: "encode" }, threadCpuSeconds() - start - flatten)
       return encoders
     }
 
@@ -169,6 +178,7 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
           }
           const { columns, body, rows } = encoder.finish()
           const endTimer = metrics.consumerInsertSeconds.startTimer({ table })
+          const cpuBefore = processCpuSeconds()
           const insert = Effect.tryPromise({
             try: () =>
               ch.insertEncoded({
@@ -187,6 +197,8 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
           )
           yield* Effect.raceFirst(insert, Effect.zipRight(beat, Effect.never))
           endTimer()
+          // The engine works on its own threads: the process's CPU while the insert ran is its cost.
+          metrics.stageCpuSeconds.inc({ stage: "insert" }, processCpuSeconds() - cpuBefore)
           metrics.consumerRows.inc({ table }, rows)
         }
       })

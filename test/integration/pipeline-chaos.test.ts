@@ -8,6 +8,7 @@ import { createWriteStream, mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Kafka, logLevel } from "kafkajs"
+import { installKafkaCodecs } from "../../src/kafka/compression.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeClickHouseClient } from "../../src/clickhouse/ClickHouse.js"
 import { messageMcSeqno } from "../../src/kafka/codec.js"
@@ -138,6 +139,8 @@ const waitConsumerAt = async (
 
 /** mc seqnos of the bundle topic in log order, as a read_committed subscriber sees them. */
 const topicSeqnos = async (brokers: string, prefix: string, expected: number): Promise<Array<number>> => {
+  // The producer writes KAFKA_COMPRESSION (zstd by default): this plain kafkajs reader needs the codecs.
+  installKafkaCodecs()
   const kafka = new Kafka({ clientId: "chaos-reader", brokers: brokers.split(","), logLevel: logLevel.NOTHING })
   const consumer = kafka.consumer({
     groupId: `${prefix}-reader`,

@@ -8,6 +8,7 @@
 import { beginCell } from "@ton/core"
 import { Effect, Either, Fiber, Layer } from "effect"
 import { Kafka, logLevel } from "kafkajs"
+import { installKafkaCodecs } from "../../src/kafka/compression.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ClickHouse } from "../../src/clickhouse/ClickHouse.js"
 import { runConsumer } from "../../src/consumer/BundleConsumer.js"
@@ -31,6 +32,8 @@ import { liteserverLayer, mapUpstream } from "../support/pipeline/sources.js"
 import { readStored, waitForDone } from "../support/pipeline/stored.js"
 
 const readDeadLetters = async (brokers: ReadonlyArray<string>, topic: string, expected: number) => {
+  // The producer writes KAFKA_COMPRESSION (zstd by default): this plain kafkajs reader needs the codecs.
+  installKafkaCodecs()
   const kafka = new Kafka({ clientId: "dlq-reader", brokers: [...brokers], logLevel: logLevel.NOTHING })
   const consumer = kafka.consumer({ groupId: `${topic}-reader`, readUncommitted: false })
   const letters: Array<DeadLetter> = []

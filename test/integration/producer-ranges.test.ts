@@ -5,6 +5,7 @@
 // own range although the other range was published after it.
 import { Effect, Layer } from "effect"
 import { Kafka, logLevel } from "kafkajs"
+import { installKafkaCodecs } from "../../src/kafka/compression.js"
 import { describe, expect, it } from "vitest"
 import { messageMcSeqno } from "../../src/kafka/codec.js"
 import { KafkaClient } from "../../src/kafka/KafkaClient.js"
@@ -32,6 +33,8 @@ interface Record {
 
 /** Everything committed in `topic`, read until `count` records arrived and nothing more came for a while. */
 const readAll = async (brokers: ReadonlyArray<string>, topic: string, count: number): Promise<Array<Record>> => {
+  // The producer writes KAFKA_COMPRESSION (zstd by default): this plain kafkajs reader needs the codecs.
+  installKafkaCodecs()
   const kafka = new Kafka({ brokers: [...brokers], clientId: "ranges-reader", logLevel: logLevel.NOTHING })
   const consumer = kafka.consumer({ groupId: `${topic}-reader-${Date.now()}`, readUncommitted: false })
   const out: Array<Record> = []
