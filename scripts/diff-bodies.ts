@@ -5,9 +5,10 @@
 //   npm run diff:bodies -- --cli PATH [--gen DIR]        run a built ton-marker-cli over every body of the block
 //                                                        fixtures, the bodies of tools/markerParity/constructed.ts
 //                                                        (and of a generated chain's bundles) and compare
+//   npm run diff:bodies -- --fixture FILE --save-cases /dev/null     (--save-cases writes every case it compared)
 //   npm run diff:bodies -- --cli PATH [--gen DIR] --record FILE [--per-kind N] [--provenance JSON]
-//                                                        the same, then write up to N cases per (opcode, outcome)
-//                                                        as a fixture for the unit test
+//                                                        the same, then write the N smallest cases of each
+//                                                        (opcode, outcome) kind as a fixture for the unit test
 // Prints the tallies and every disagreement; exits 1 if there is any.
 import { execFileSync } from "node:child_process"
 import fs from "node:fs"
@@ -37,7 +38,8 @@ const { values } = parseArgs({
     gen: { type: "string", multiple: true, default: [] },
     record: { type: "string" },
     "per-kind": { type: "string", default: "3" },
-    provenance: { type: "string" }
+    provenance: { type: "string" },
+    "save-cases": { type: "string" }
   }
 })
 
@@ -90,6 +92,8 @@ if (values.cli !== undefined) {
   cases = fixture.cases
 }
 
+if (values["save-cases"] !== undefined) fs.writeFileSync(values["save-cases"], JSON.stringify(cases))
+
 const kindOf = (c: MarkerCase): string => {
   const served = markerAsServed(c.marker)
   const outcome = served === null ? "null" : typeof served === "object" ? String((served as any)["@type"]) : "value"
@@ -111,16 +115,23 @@ for (const d of diffs.slice(0, 30)) {
 }
 
 if (values.record !== undefined) {
+  // The smallest cases of each kind keep the file small (bodies over 100,000 characters stay out); a kind whose
+  // smallest body is large gets only that one.
   const perKind = Number(values["per-kind"])
-  const taken = new Map<string, number>()
-  const picked: Array<MarkerCase> = []
+  const size = (c: MarkerCase) => c.boc.length + c.marker.length
+  const byKind = new Map<string, Array<MarkerCase>>()
   for (const c of cases) {
-    const k = kindOf(c)
-    const n = taken.get(k) ?? 0
-    if (n >= perKind) continue
-    taken.set(k, n + 1)
-    picked.push(c)
+    if (size(c) > 100_000) continue
+    // Bodies the marker neither names nor decodes (signatures, random data) are one kind, whatever their first bits.
+    const k = c.markerOpcode?.startsWith("unknown") && markerAsServed(c.marker) === null ? "unnamed null" : kindOf(c)
+    byKind.set(k, [...(byKind.get(k) ?? []), c])
   }
+  const keep = new Set<MarkerCase>()
+  for (const list of byKind.values()) {
+    const sorted = [...list].sort((a, b) => size(a) - size(b))
+    sorted.slice(0, size(sorted[0]!) > 20_000 ? 1 : perKind).forEach((c) => keep.add(c))
+  }
+  const picked = cases.filter((c) => keep.has(c))
   const provenance = values.provenance !== undefined ? (JSON.parse(values.provenance) as Record<string, string>) : {}
   const fixture: MarkerFixture = { provenance, cases: picked }
   fs.mkdirSync(path.dirname(values.record), { recursive: true })

@@ -119,6 +119,49 @@ sbt_owner_info#0dd607e3 query_id:uint64 item_id:uint256 initiator:MsgAddress own
 sbt_destroy#1f04537a query_id:uint64 = InternalMsgBody;
 sbt_revoke#6f89f5e3 query_id:uint64 = InternalMsgBody;
 
+// ---- DEX: STON.fi v1 swaps and pTON, DeDust swaps and payouts (ForwardPayload constructors are the forms these
+// take inside a jetton transfer's forward payload; they are tried after every InternalMsgBody of the same opcode)
+
+pay_to_params#_ amount0_out:(VarUInteger 16) token0_address:MsgAddress amount1_out:(VarUInteger 16)
+  token1_address:MsgAddress = StonfiPayToParams;
+swap_addresses#_ from_user:MsgAddress = StonfiSwapAddrs;
+stonfi_swap#25938561 query_id:uint64 to_address:MsgAddress sender_address:MsgAddress
+  jetton_amount:(VarUInteger 16) min_out:(VarUInteger 16) has_ref_address:Bool addrs:^StonfiSwapAddrs = InternalMsgBody;
+stonfi_payment_request#f93bb43f query_id:uint64 owner:MsgAddress exit_code:uint32
+  params:(Either StonfiPayToParams ^StonfiPayToParams) = InternalMsgBody;
+pton_ton_transfer#01f3835d query_id:uint64 ton_amount:Coins refund_address:MsgAddress
+  forward_payload:(Either Cell ^Cell) = InternalMsgBody;
+pton_ton_refund#ae25d79e query_id:uint64 = InternalMsgBody;
+stonfi_swap_forward_payload#25938561 token_wallet:MsgAddress min_out:(VarUInteger 16) to_address:MsgAddress
+  referral_address:(Maybe MsgAddress) = ForwardPayload;
+
+_ timestamp:uint32 = DedustTimestamp;
+native$0000 = DedustAsset;
+jetton$0001 workchain_id:int8 address:bits256 = DedustAsset;
+vault#01 = DedustContractType;
+pool#02 = DedustContractType;
+liquidity_deposit#03 = DedustContractType;
+operator#04 = DedustContractType;
+proof#_ {X:Type} factory_addr:MsgAddressInt contract_type:DedustContractType params:X = DedustProof X;
+pool_params#_ is_stable:Bool asset0:DedustAsset asset1:DedustAsset = DedustPoolParams;
+_ proof:(DedustProof DedustAsset) = DedustVaultProof;
+_ proof:(DedustProof DedustPoolParams) = DedustPoolProof;
+given_in$0 = DedustSwapKind;
+given_out$1 = DedustSwapKind;
+swap_params#_ deadline:DedustTimestamp recipient_addr:MsgAddress referral_addr:MsgAddress
+  fulfill_payload:(Maybe ^Cell) reject_payload:(Maybe ^Cell) = DedustSwapParams;
+step_params#_ kind:DedustSwapKind limit:Coins next:(Maybe ^DedustSwapStep) = DedustSwapStepParams;
+step#_ pool_addr:MsgAddressInt params:DedustSwapStepParams = DedustSwapStep;
+dedust_pay_out_from_pool#ad4eb6f5 query_id:uint64 proof:^DedustPoolProof amount:Coins recipient_addr:MsgAddress
+  payload:(Maybe ^Cell) = InternalMsgBody;
+dedust_payout#474f86cf query_id:uint64 payload:(Maybe ^Cell) = InternalMsgBody;
+dedust_swap#ea06185d query_id:uint64 amount:Coins _:DedustSwapStep swap_params:^DedustSwapParams = InternalMsgBody;
+dedust_swap#e3a0d482 _:DedustSwapStep swap_params:^DedustSwapParams = ForwardPayload;
+dedust_swap_external#61ee542d query_id:uint64 proof:^DedustVaultProof amount:Coins sender_addr:MsgAddressInt
+  current:DedustSwapStepParams swap_params:^DedustSwapParams = InternalMsgBody;
+dedust_swap_peer#72aca8aa query_id:uint64 proof:^DedustPoolProof asset:DedustAsset amount:Coins
+  sender_addr:MsgAddressInt current:DedustSwapStepParams swap_params:^DedustSwapParams = InternalMsgBody;
+
 // ---- wallet v4 plugin messages
 
 wallet_plugin_installation_notification#6e6f7465 query_id:uint64 = InternalMsgBody;
