@@ -116,5 +116,50 @@ export const constructedBodies = (): Array<{ source: string; cell: Cell }> => {
       .storeStringTail("fwd")
       .endCell()
   )
+  const swapBody = beginCell()
+    .storeCoins(990)
+    .storeAddress(owner)
+    .storeCoins(toNano("0.1"))
+    .storeMaybeRef(null)
+    .storeCoins(0)
+    .storeMaybeRef(beginCell().storeUint(0xd53276db, 32).storeUint(2, 64).endCell())
+    .storeUint(10, 16)
+    .storeAddress(null)
+    .endCell()
+  const stonV2Head = (b: ReturnType<typeof beginCell>) =>
+    b.storeAddress(other).storeAddress(owner).storeAddress(owner).storeUint(1700000000, 64).storeRef(swapBody)
+  add(
+    "STON.fi v2 swap",
+    beginCell()
+      .storeUint(0x6664de2a, 32)
+      .storeUint(11, 64)
+      .storeAddress(owner)
+      .storeCoins(1000)
+      .storeCoins(0)
+      .storeRef(stonV2Head(beginCell().storeUint(0x0f8a7ea5, 32)).endCell())
+      .endCell()
+  )
+  add(
+    "jetton_transfer with a STON.fi v2 swap forward payload",
+    transfer(null, (b) => b.storeBit(1).storeRef(stonV2Head(beginCell().storeUint(0x6664de2a, 32)).endCell()))
+  )
+  add(
+    "STON.fi v2 pay_to",
+    beginCell()
+      .storeUint(0x657b54f5, 32)
+      .storeUint(12, 64)
+      .storeAddress(owner)
+      .storeAddress(other)
+      .storeAddress(owner)
+      .storeUint(0xc64370e5, 32)
+      .storeMaybeRef(null)
+      .storeRef(beginCell().storeCoins(1).storeCoins(500).storeAddress(other).storeCoins(0).storeAddress(null).endCell())
+      .endCell()
+  )
+  add("STON.fi swap ok payload", beginCell().storeUint(0xc64370e5, 32).endCell())
+  add(
+    "STON.fi vault pay_to",
+    beginCell().storeUint(0x2100c922, 32).storeUint(13, 64).storeCoins(77).storeAddress(other).storeAddress(owner).endCell()
+  )
   return out
 }
