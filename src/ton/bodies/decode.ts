@@ -1,6 +1,6 @@
 /**
  * Message bodies decoded as toncenter's v3 serves them (ton-index-go's detect/marker.go over its ton-marker
- * library): `decoded_opcode` names an opcode by the first scheme constructor carrying it, `decoded` is the TL-B JSON
+ * library): `decoded_opcode` is the marker's own name for the opcode (opcodeNames.ts), `decoded` is the TL-B JSON
  * of the body, with every nested cell printed as a BOC replaced by its own decoding when it decodes (ten levels
  * deep at most). Invariants: the same body always decodes to the same value; anything that does not parse is null,
  * never a partial object; a top-level text comment gets toncenter's back-compatible shape
@@ -9,17 +9,18 @@
 import { Cell, type Slice } from "@ton/core"
 import { Lru } from "../../trace/Lru.js"
 import { CellValue, type Cons, Interpreter, markerBoc, NO_PARSE, Scheme, SchemeError, type TlbJson } from "./interpret.js"
+import { OPCODE_NAMES } from "./opcodeNames.js"
 import { BODY_SCHEME } from "./schemes.tlb.js"
 
-/** Decoded JSON: strings and objects only (every cell already printed or decoded). */
-export type DecodedBody = string | { readonly [key: string]: DecodedBody }
+/** Decoded JSON: strings, booleans (one-bit fields) and objects (every cell already printed or decoded). */
+export type DecodedBody = string | boolean | { readonly [key: string]: DecodedBody }
 
 const scheme = new Scheme(BODY_SCHEME)
 const interpreter = new Interpreter(scheme)
 
-/** Body constructors by their 32-bit opcode, in scheme order. */
+/** Body constructors by their 32-bit opcode: InternalMsgBody ones in scheme order, then ForwardPayload ones. */
 const byOpcode = new Map<number, Array<Cons>>()
-for (const cons of scheme.constructors("InternalMsgBody")) {
+for (const cons of [...scheme.constructors("InternalMsgBody"), ...scheme.constructors("ForwardPayload")]) {
   if (cons.tagBits.length !== 32 || cons.name === null) continue
   const op = parseInt(cons.tagBits, 2)
   const list = byOpcode.get(op)
@@ -27,13 +28,17 @@ for (const cons of scheme.constructors("InternalMsgBody")) {
   else byOpcode.set(op, [cons])
 }
 
-/** The name toncenter gives an opcode (`decoded_opcode`), null for opcodes outside the scheme. */
+const names = new Map<number, string>(OPCODE_NAMES)
+
+/**
+ * The name toncenter gives an opcode (`decoded_opcode`): every opcode the marker knows is named, including the many
+ * whose bodies we do not decode; null for the others.
+ */
 export const opcodeName = (opcode: number | null): string | null =>
-  opcode === null ? null : (byOpcode.get(opcode >>> 0)?.[0]?.name ?? null)
+  opcode === null ? null : (names.get(opcode >>> 0) ?? null)
 
 /** Known opcode names, for analytics and tests. */
-export const knownOpcodes = (): ReadonlyMap<number, string> =>
-  new Map([...byOpcode].map(([op, list]) => [op, list[0]!.name!]))
+export const knownOpcodes = (): ReadonlyMap<number, string> => names
 
 const attempt = (read: () => TlbJson): TlbJson | null => {
   try {
@@ -147,7 +152,7 @@ const parseNested = (b64: string): Cell | null => {
 
 /** Cells printed as their BOCs, nothing decoded: what is left below the depth limit. */
 const printed = (v: TlbJson): DecodedBody => {
-  if (typeof v === "string") return v
+  if (typeof v === "string" || typeof v === "boolean") return v
   if (v instanceof CellValue) return markerBoc(v.cell)
   const out: Record<string, DecodedBody> = {}
   for (const [k, x] of Object.entries(v)) out[k] = printed(x)
@@ -160,6 +165,7 @@ const printed = (v: TlbJson): DecodedBody => {
  */
 const expand = (v: TlbJson, depth: number): DecodedBody => {
   if (depth > MAX_DEPTH) return printed(v)
+  if (typeof v === "boolean") return v
   if (v instanceof CellValue) {
     const inner = decodeOne(v.cell)
     return inner === null ? markerBoc(v.cell) : expand(inner, depth + 1)

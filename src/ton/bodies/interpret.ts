@@ -3,7 +3,8 @@
  * and renders it the way toncenter's ton-marker prints TL-B values (tlbc-generated printers writing to its
  * JsonPrinter). Invariant, the rendering rules: a constructor with fields is an object opening with "@type" (none for
  * an anonymous `_` constructor), one without fields is {"@type": name}; every integer is a decimal string, bit
- * strings are upper-case hex (td's `_` completion for lengths not a multiple of 4); Cell/Any print as the base64 BOC
+ * strings are upper-case hex (td's `_` completion for lengths not a multiple of 4); a field of a one-bit type (Bool, Bit,
+ * uint1) is a JSON boolean, the same type through a type argument a constructor object; Cell/Any print as the base64 BOC
  * (no index, no CRC) of the cell they span, held here as a `CellValue` until the caller decides (a read that fails
  * later never pays for a BOC); SnakeString prints as text and fails on invalid UTF-8. A failed read throws
  * `NO_PARSE`, never a partial value.
@@ -31,7 +32,7 @@ export class CellValue {
   constructor(readonly cell: Cell) {}
 }
 
-export type TlbJson = string | CellValue | { readonly [key: string]: TlbJson }
+export type TlbJson = string | boolean | CellValue | { readonly [key: string]: TlbJson }
 
 /** Thrown when the bits do not fit the type; callers turn it into "not decoded". */
 export const NO_PARSE: unique symbol = Symbol("no parse")
@@ -83,6 +84,39 @@ export class Scheme {
     const list = this.types.get(type)
     if (!list) throw new SchemeError(`TL-B type ${type} is not in the scheme`)
     return list
+  }
+
+  private readonly oneBit = new Map<string, boolean>()
+
+  /**
+   * tlbc's `is_bool`: a type without parameters whose values are exactly one bit, either value allowed (Bool's
+   * false$0/true$1, Bit's `_ bit:(## 1)`). A field of such a type is printed by `fetch_bool_field`: a JSON boolean.
+   */
+  isOneBit(type: string): boolean {
+    const known = this.oneBit.get(type)
+    if (known !== undefined) return known
+    const list = this.types.get(type) ?? []
+    const bitsOf = (c: Cons): number | null => {
+      if (c.decl.combinator.args.length > 0) return null
+      let n = c.tagBits.length
+      for (const f of c.decl.fields) {
+        if (f instanceof FieldBuiltinDef || f instanceof FieldCurlyExprDef) return null
+        if (!(f instanceof FieldNamedDef)) return null
+        const e = f.expr
+        if (e instanceof BuiltinOneArgExpr && e.name === "##" && e.arg instanceof NumberExpr) n += e.arg.num
+        else if (e instanceof NameExpr && /^(uint|int|bits)\d+$/.test(e.name)) n += Number(/\d+$/.exec(e.name)![0])
+        else return null
+      }
+      return n
+    }
+    const sizes = list.map(bitsOf)
+    const tags = new Set(list.map((c) => c.tagBits))
+    const result =
+      list.length > 0 &&
+      sizes.every((n) => n === 1) &&
+      ((list.length === 1 && list[0]!.tagBits === "") || (list.length === 2 && tags.has("0") && tags.has("1")))
+    this.oneBit.set(type, result)
+    return result
   }
 }
 
@@ -196,14 +230,23 @@ export class Interpreter {
   }
 
   /** A value of type `expr` read from `s`. `direct`: the expression is a field's own type, not a type argument. */
-  value(expr0: Expression, env0: Env, s: Slice, direct = false): TlbJson {
+  value(expr0: Expression, env0: Env, s: Slice, direct0 = false): TlbJson {
     const { expr, env } = this.resolve(expr0, env0)
+    // A field typed by a parameter (`value:X`) prints X through the argument tlbc passed: not the field's own type.
+    const direct = direct0 && expr === expr0
     if (expr instanceof CellRefExpr) {
       if (s.remainingRefs < 1) fail()
       const ref = s.loadRef()
       const inner = this.resolve(expr.expr, env)
-      if (this.isCellType(inner.expr) || ref.isExotic) return new CellValue(ref)
-      return this.value(inner.expr, inner.env, ref.beginParse(), true)
+      const v =
+        this.isCellType(inner.expr) || ref.isExotic
+          ? new CellValue(ref)
+          : this.value(inner.expr, inner.env, ref.beginParse(), true)
+      // A field's own ^X is printed by X's printer; a ^X reached through a type argument is tlblib's RefT, an
+      // object {"cell_reference": X} -- except a literal ^Cell / ^Any argument, which tlbc turns into t_RefCell,
+      // printed as the referenced cell.
+      if (direct || this.isCellType(expr.expr)) return v
+      return { cell_reference: v }
     }
     if (expr instanceof BuiltinOneArgExpr) {
       const bound = this.num(expr.arg, env)
@@ -318,10 +361,10 @@ export class Interpreter {
       return { label: { "@type": "hashmap_label_long", n: String(length), s: bitsHex(s, length) }, length }
     }
     if (s.remainingBits < 1) fail()
-    const bit = s.loadBit() ? "1" : "0"
+    const bit = s.loadBit()
     const length = Number(loadUnsigned(s, width))
     if (length > m) fail()
-    return { label: { "@type": "hashmap_label_same", v: { bit }, n: String(length) }, length }
+    return { label: { "@type": "hashmap_label_same", v: bit, n: String(length) }, length }
   }
 
   tagMatches(cons: Cons, s: Slice): boolean {
@@ -363,6 +406,11 @@ export class Interpreter {
         const text = this.value(expr, env, s, true) as string
         env.set(field.name, Number(text))
         out[key] = text
+        continue
+      }
+      if (expr instanceof NameExpr && !env.has(expr.name) && (expr.name === "uint1" || this.scheme.isOneBit(expr.name))) {
+        if (s.remainingBits < 1) fail()
+        out[key] = s.loadBit()
         continue
       }
       if (expr instanceof NameExpr) {

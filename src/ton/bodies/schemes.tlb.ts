@@ -119,6 +119,68 @@ sbt_owner_info#0dd607e3 query_id:uint64 item_id:uint256 initiator:MsgAddress own
 sbt_destroy#1f04537a query_id:uint64 = InternalMsgBody;
 sbt_revoke#6f89f5e3 query_id:uint64 = InternalMsgBody;
 
+// ---- DEX: STON.fi v1 and v2 swaps and pTON, DeDust swaps and payouts (ForwardPayload constructors are the forms these
+// take inside a jetton transfer's forward payload; they are tried after every InternalMsgBody of the same opcode)
+
+pay_to_params#_ amount0_out:(VarUInteger 16) token0_address:MsgAddress amount1_out:(VarUInteger 16)
+  token1_address:MsgAddress = StonfiPayToParams;
+swap_addresses#_ from_user:MsgAddress = StonfiSwapAddrs;
+stonfi_swap#25938561 query_id:uint64 to_address:MsgAddress sender_address:MsgAddress
+  jetton_amount:(VarUInteger 16) min_out:(VarUInteger 16) has_ref_address:Bool addrs:^StonfiSwapAddrs = InternalMsgBody;
+stonfi_payment_request#f93bb43f query_id:uint64 owner:MsgAddress exit_code:uint32
+  params:(Either StonfiPayToParams ^StonfiPayToParams) = InternalMsgBody;
+pton_ton_transfer#01f3835d query_id:uint64 ton_amount:Coins refund_address:MsgAddress
+  forward_payload:(Either Cell ^Cell) = InternalMsgBody;
+pton_ton_refund#ae25d79e query_id:uint64 = InternalMsgBody;
+stonfi_swap_forward_payload#25938561 token_wallet:MsgAddress min_out:(VarUInteger 16) to_address:MsgAddress
+  referral_address:(Maybe MsgAddress) = ForwardPayload;
+stonfi_swap_ok_forward_payload#c64370e5 = ForwardPayload;
+stonfi_swap_ok_ref_forward_payload#45078540 = ForwardPayload;
+
+swap_body#_ min_out:(VarUInteger 16) receiver:MsgAddress fwd_gas:Coins custom_payload:(Maybe ^Cell)
+  refund_fwd_gas:Coins refund_payload:(Maybe ^Cell) ref_fee:uint16 ref_address:MsgAddress = SwapBody;
+dex_payload#_ transferred_op:uint32 token_wallet1:MsgAddress refund_address:MsgAddress excesses_address:MsgAddress
+  tx_deadline:uint64 _:^SwapBody = DexPayload;
+stonfi_swap_v2#6664de2a query_id:uint64 from_user:MsgAddress left_amount:(VarUInteger 16)
+  right_amount:(VarUInteger 16) _:^DexPayload = InternalMsgBody;
+additional_info_pay_to_v2#_ fwd_ton_amount:Coins amount0_out:(VarUInteger 16) token0_address:MsgAddress
+  amount1_out:(VarUInteger 16) token1_address:MsgAddress = AdditionalInfoPayToV2;
+stonfi_pay_to_v2#657b54f5 query_id:uint64 to_address:MsgAddress excesses_address:MsgAddress
+  original_caller:MsgAddress exit_code:uint32 custom_payload:(Maybe ^Cell) _:^AdditionalInfoPayToV2 = InternalMsgBody;
+stonfi_vault_pay_to_v2#2100c922 query_id:uint64 amount_out:(VarUInteger 16) token_address:MsgAddress
+  to_address:MsgAddress = InternalMsgBody;
+cross_swap_body#_ min_out:(VarUInteger 16) receiver:MsgAddress fwd_gas:Coins custom_payload:(Maybe ^Cell)
+  refund_fwd_gas:Coins refund_payload:(Maybe ^Cell) ref_fee:uint16 ref_address:MsgAddress = CrossSwapBody;
+stonfi_swap_v2_forward_payload#6664de2a token_wallet1:MsgAddress refund_address:MsgAddress
+  excesses_address:MsgAddress tx_deadline:uint64 _:^CrossSwapBody = ForwardPayload;
+
+_ timestamp:uint32 = DedustTimestamp;
+native$0000 = DedustAsset;
+jetton$0001 workchain_id:int8 address:bits256 = DedustAsset;
+vault#01 = DedustContractType;
+pool#02 = DedustContractType;
+liquidity_deposit#03 = DedustContractType;
+operator#04 = DedustContractType;
+proof#_ {X:Type} factory_addr:MsgAddressInt contract_type:DedustContractType params:X = DedustProof X;
+pool_params#_ is_stable:Bool asset0:DedustAsset asset1:DedustAsset = DedustPoolParams;
+_ proof:(DedustProof DedustAsset) = DedustVaultProof;
+_ proof:(DedustProof DedustPoolParams) = DedustPoolProof;
+given_in$0 = DedustSwapKind;
+given_out$1 = DedustSwapKind;
+swap_params#_ deadline:DedustTimestamp recipient_addr:MsgAddress referral_addr:MsgAddress
+  fulfill_payload:(Maybe ^Cell) reject_payload:(Maybe ^Cell) = DedustSwapParams;
+step_params#_ kind:DedustSwapKind limit:Coins next:(Maybe ^DedustSwapStep) = DedustSwapStepParams;
+step#_ pool_addr:MsgAddressInt params:DedustSwapStepParams = DedustSwapStep;
+dedust_pay_out_from_pool#ad4eb6f5 query_id:uint64 proof:^DedustPoolProof amount:Coins recipient_addr:MsgAddress
+  payload:(Maybe ^Cell) = InternalMsgBody;
+dedust_payout#474f86cf query_id:uint64 payload:(Maybe ^Cell) = InternalMsgBody;
+dedust_swap#ea06185d query_id:uint64 amount:Coins _:DedustSwapStep swap_params:^DedustSwapParams = InternalMsgBody;
+dedust_swap#e3a0d482 _:DedustSwapStep swap_params:^DedustSwapParams = ForwardPayload;
+dedust_swap_external#61ee542d query_id:uint64 proof:^DedustVaultProof amount:Coins sender_addr:MsgAddressInt
+  current:DedustSwapStepParams swap_params:^DedustSwapParams = InternalMsgBody;
+dedust_swap_peer#72aca8aa query_id:uint64 proof:^DedustPoolProof asset:DedustAsset amount:Coins
+  sender_addr:MsgAddressInt current:DedustSwapStepParams swap_params:^DedustSwapParams = InternalMsgBody;
+
 // ---- wallet v4 plugin messages
 
 wallet_plugin_installation_notification#6e6f7465 query_id:uint64 = InternalMsgBody;
