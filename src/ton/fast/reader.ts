@@ -104,7 +104,7 @@ export class Cursor {
   /** Signed integer of up to 32 bits. */
   int(n: number): number {
     const v = this.uint(n)
-    return v >= 2 ** (n - 1) ? v - 2 ** n : v
+    return (v << (32 - n)) >> (32 - n)
   }
 
   /** Unsigned integer of `n` bits (any width) as a decimal string. */
@@ -179,5 +179,8 @@ export const readUint = (buf: Uint8Array, p: number, n: number): number => {
     v = v * 256 + buf[byte++]!
     have += 8
   }
-  return Math.floor(v / 2 ** (have - n))
+  // Up to 31 bits gathered: a shift; wider (a 32-bit field off a byte boundary) goes through a double.
+  return have <= 31 ? v >>> (have - n) : Math.floor(v / POW2[have - n]!)
 }
+
+const POW2 = Float64Array.from({ length: 8 }, (_, k) => 2 ** k)
