@@ -5,7 +5,7 @@
  * exotic ones, exact length, valid CRC32C) and throws OutsideFastPath for anything else, so the caller can hand such
  * input to the reference decoder; every hash it computes equals @ton/core's representation hash of the same cell.
  */
-import { crc32c } from "../fastHash.js"
+import { crc32cRange } from "../fastHash.js"
 import { sha256Into, sha256Scratch } from "./sha256.js"
 
 /** Input the fast reader does not take on: the caller decodes it with the reference path instead. */
@@ -89,7 +89,7 @@ export class CellStore {
     if (dataEnd + (hasCrc ? 4 : 0) !== len) outside("length")
     if (hasCrc) {
       const stored = (buf[len - 4]! | (buf[len - 3]! << 8) | (buf[len - 2]! << 16) | (buf[len - 1]! << 24)) >>> 0
-      if (crc32c(buf.subarray(0, len - 4)) !== stored) outside("crc")
+      if (crc32cRange(buf, 0, len - 4) !== stored) outside("crc")
     }
     if (root >= cells || cells * 2 > totalCellsSize) outside("counts")
     this.ensure(cells + 16)
@@ -136,9 +136,50 @@ export class CellStore {
     this.root = root
   }
 
-  /** Hashes every cell of the BOC, children before parents. */
+  /**
+   * Hashes every cell of the BOC, children before parents. A BOC holding two cells of one hash (the node writes each
+   * cell once) goes to the reference: the serializer takes a cell's index for its hash.
+   */
   hashAll(): void {
     for (let i = this.bocCells - 1; i >= 0; i--) this.hashCell(i)
+    if (this.hasDuplicateHash()) outside("duplicate cells")
+  }
+
+  // Open addressing by the first 32 bits of the hash: slot -> cell index + 1, valid where `slotStamp` is current.
+  private slots = new Int32Array(0)
+  private slotStamp = new Int32Array(0)
+  private stamp = 0
+
+  private hasDuplicateHash(): boolean {
+    const n = this.bocCells
+    if (n < 2) return false
+    let size = 64
+    while (size < n * 2) size *= 2
+    if (this.slots.length < size) {
+      this.slots = new Int32Array(size)
+      this.slotStamp = new Int32Array(size)
+      this.stamp = 0
+    }
+    if (++this.stamp === 0x7fffffff) {
+      this.slotStamp.fill(0)
+      this.stamp = 1
+    }
+    const { slots, slotStamp, stamp, hashes } = this
+    const mask = size - 1
+    for (let i = 0; i < n; i++) {
+      const h = i * 32
+      let s = ((hashes[h]! << 24) | (hashes[h + 1]! << 16) | (hashes[h + 2]! << 8) | hashes[h + 3]!) & mask
+      while (slotStamp[s] === stamp) {
+        const o = (slots[s]! - 1) * 32
+        let k = 0
+        while (k < 32 && hashes[o + k] === hashes[h + k]) k++
+        if (k === 32) return true
+        s = (s + 1) & mask
+      }
+      slotStamp[s] = stamp
+      slots[s] = i + 1
+    }
+    return false
   }
 
   /** Representation hash and depth of cell i (level 0): d1 d2 data, then the children's depths and hashes. */

@@ -6,7 +6,45 @@
  */
 import { outside, type CellStore } from "./cells.js"
 
-const HEX = "0123456789ABCDEF"
+// Upper-case hex digits of each byte value (two character codes), and the buffer raw addresses are written in.
+const HEX_PAIRS = (() => {
+  const digits = "0123456789ABCDEF"
+  const t = new Uint8Array(512)
+  for (let b = 0; b < 256; b++) {
+    t[2 * b] = digits.charCodeAt(b >> 4)
+    t[2 * b + 1] = digits.charCodeAt(b & 15)
+  }
+  return t
+})()
+const rawOut = Buffer.alloc(4 + 1 + 64)
+
+/**
+ * "<workchain>:<64 upper-case hex digits>" of the 32 bytes at `at` (what src/ton/address.ts's rawFromHash gives),
+ * written into one buffer and read out as one flat string rather than concatenated digit by digit.
+ */
+export const rawAddress = (workchain: number, bytes: Uint8Array, at: number): string => {
+  // A workchain id is an int8 in a message address and an int32 in a block id: wide or odd ones take the long way.
+  if (!(workchain >= -999 && workchain <= 999) || !Number.isInteger(workchain)) {
+    return `${workchain}:${rawAddress(0, bytes, at).slice(2)}`
+  }
+  const o = rawOut
+  let p = 0
+  let w = workchain
+  if (w < 0) {
+    o[p++] = 45
+    w = -w
+  }
+  if (w >= 100) o[p++] = 48 + Math.floor(w / 100)
+  if (w >= 10) o[p++] = 48 + (Math.floor(w / 10) % 10)
+  o[p++] = 48 + (w % 10)
+  o[p++] = 58
+  for (let k = 0; k < 32; k++) {
+    const b = bytes[at + k]! * 2
+    o[p++] = HEX_PAIRS[b]!
+    o[p++] = HEX_PAIRS[b + 1]!
+  }
+  return o.toString("latin1", 0, p)
+}
 const TWO32 = 4294967296
 
 export class Cursor {
@@ -66,7 +104,7 @@ export class Cursor {
   /** Signed integer of up to 32 bits. */
   int(n: number): number {
     const v = this.uint(n)
-    return v >= 2 ** (n - 1) ? v - 2 ** n : v
+    return (v << (32 - n)) >> (32 - n)
   }
 
   /** Unsigned integer of `n` bits (any width) as a decimal string. */
@@ -119,12 +157,9 @@ export class Cursor {
     return this.bytes32().toString("base64")
   }
 
-  /** 256 bits as upper-case hex. */
-  hex256(): string {
-    const t = this.bytes32()
-    let s = ""
-    for (let k = 0; k < 32; k++) s += HEX[t[k]! >> 4]! + HEX[t[k]! & 15]!
-    return s
+  /** 256 bits as a raw address "<workchain>:<upper-case hex>". */
+  rawAddress(workchain: number): string {
+    return rawAddress(workchain, this.bytes32(), 0)
   }
 
   /** 256 bits written into `out` at `at` (for addresses rewritten by an anycast prefix). */
@@ -144,5 +179,8 @@ export const readUint = (buf: Uint8Array, p: number, n: number): number => {
     v = v * 256 + buf[byte++]!
     have += 8
   }
-  return Math.floor(v / 2 ** (have - n))
+  // Up to 31 bits gathered: a shift; wider (a 32-bit field off a byte boundary) goes through a double.
+  return have <= 31 ? v >>> (have - n) : Math.floor(v / POW2[have - n]!)
 }
+
+const POW2 = Float64Array.from({ length: 8 }, (_, k) => 2 ** k)

@@ -1,67 +1,148 @@
 /**
  * The node's bag-of-cells writer (crypto/vm/boc.cpp, mode WithCRC32C) over a CellStore subtree: the same import,
- * weighting and three-pass `revisit` ordering as src/ton/boc.ts's serializeBoc, on cell indices instead of Cells.
+ * weighting and three-pass `revisit` ordering as src/ton/boc.ts's serializeBoc, on cell indices instead of Cells,
+ * in flat scratch arrays reused call after call and written straight into one scratch buffer (no object per cell).
+ * The node deduplicates cells by hash; here a store index stands for its hash, which holds because the store refuses
+ * a BOC with two cells of one hash (CellStore.hashAll), and a cut-out cell is never in its own subtree.
  * Invariant: for any subtree, the bytes equal serializeBoc of the @ton/core cell with the same content.
  */
-import { crc32c } from "../fastHash.js"
+import { crc32cRange } from "../fastHash.js"
 import type { CellStore } from "./cells.js"
 
 const MAX_CELL_WHS = 64
 
-/** Serializes the subtree under cell `root` of `store` as a single-root BOC with CRC32C, in the node's cell order. */
-export const serializeSubtree = (store: CellStore, root: number): Buffer => {
-  if (store.refCount[root] === 0) return serializeLeaf(store, root)
-  // Per imported cell: its store index, its children (import indices), weight and final position.
-  const cellOf: Array<number> = []
-  const refsOf: Array<Array<number>> = []
-  const wt: Array<number> = []
-  const newIdx: Array<number> = []
-  // Cells are deduplicated by hash, as the node does: the first 48 bits as a number key, confirmed on all 32 bytes.
-  const byPrefix = new Map<number, number>()
-  let byHash: Map<string, number> | null = null
-  const hashes = store.hashes
-  const lookup = (c: number): number | undefined => {
-    const idx = byPrefix.get(hashes.readUIntBE(c * 32, 6))
-    if (idx === undefined || hashes.compare(hashes, cellOf[idx]! * 32, cellOf[idx]! * 32 + 32, c * 32, c * 32 + 32) === 0)
-      return idx
-    return byHash?.get(hashes.toString("latin1", c * 32, c * 32 + 32))
+// Per imported cell (import index, children first): its store index, children (import indices), weight, position.
+let cellOf = new Int32Array(256)
+let refsOf = new Int32Array(256 * 4)
+let nRefsOf = new Uint8Array(256)
+let wt = new Int32Array(256)
+let newIdx = new Int32Array(256)
+let order = new Int32Array(256)
+// Store index -> import index, valid where `stampOf` holds the current call's stamp.
+let importOf = new Int32Array(256)
+let stampOf = new Int32Array(256)
+let stamp = 0
+let count = 0
+let allocated = 0
+let out = Buffer.allocUnsafe(1 << 16)
+
+const ensureStore = (n: number): void => {
+  if (n <= importOf.length) return
+  const cap = Math.max(n, importOf.length * 2)
+  const imp = new Int32Array(cap)
+  imp.set(importOf)
+  importOf = imp
+  const st = new Int32Array(cap)
+  st.set(stampOf)
+  stampOf = st
+}
+
+const ensureImport = (n: number): void => {
+  if (n <= cellOf.length) return
+  const cap = Math.max(n, cellOf.length * 2)
+  const grow = <T extends Int32Array | Uint8Array>(old: T, make: (k: number) => T, k: number): T => {
+    const next = make(cap * k)
+    next.set(old)
+    return next
   }
-  const remember = (c: number, idx: number): void => {
-    const prefix = hashes.readUIntBE(c * 32, 6)
-    if (!byPrefix.has(prefix)) byPrefix.set(prefix, idx)
-    else (byHash ??= new Map()).set(hashes.toString("latin1", c * 32, c * 32 + 32), idx)
-  }
-  const importCell = (c: number): number => {
-    const known = lookup(c)
-    if (known !== undefined) return known
-    const refs: Array<number> = []
-    let sum = 1
-    const n = store.refCount[c]!
-    for (let r = 0; r < n; r++) {
-      const idx = importCell(store.refs[c * 4 + r]!)
-      refs.push(idx)
-      sum += wt[idx]!
+  cellOf = grow(cellOf, (k) => new Int32Array(k), 1)
+  refsOf = grow(refsOf, (k) => new Int32Array(k), 4)
+  nRefsOf = grow(nRefsOf, (k) => new Uint8Array(k), 1)
+  wt = grow(wt, (k) => new Int32Array(k), 1)
+  newIdx = grow(newIdx, (k) => new Int32Array(k), 1)
+  order = grow(order, (k) => new Int32Array(k), 1)
+}
+
+/** Imports cell c and its subtree depth-first, children first, each cell once; returns c's import index. */
+const importCell = (store: CellStore, c: number): number => {
+  if (stampOf[c] === stamp) return importOf[c]!
+  const n = store.refCount[c]!
+  const refs = store.refs
+  let sum = 1
+  // The children's import indices are known only after their import: kept on the stack of this call.
+  let r0 = 0
+  let r1 = 0
+  let r2 = 0
+  let r3 = 0
+  if (n > 0) sum += wt[(r0 = importCell(store, refs[c * 4]!))]!
+  if (n > 1) sum += wt[(r1 = importCell(store, refs[c * 4 + 1]!))]!
+  if (n > 2) sum += wt[(r2 = importCell(store, refs[c * 4 + 2]!))]!
+  if (n > 3) sum += wt[(r3 = importCell(store, refs[c * 4 + 3]!))]!
+  const idx = count++
+  if (idx >= cellOf.length) ensureImport(idx + 1)
+  cellOf[idx] = c
+  nRefsOf[idx] = n
+  refsOf[idx * 4] = r0
+  refsOf[idx * 4 + 1] = r1
+  refsOf[idx * 4 + 2] = r2
+  refsOf[idx * 4 + 3] = r3
+  wt[idx] = sum < 0xff ? sum : 0xff
+  newIdx[idx] = -1
+  stampOf[c] = stamp
+  importOf[c] = idx
+  return idx
+}
+
+// newIdx: -1 untouched, -2 previsited, -3 visited, >= 0 allocated
+const revisit = (idx: number, force: number): void => {
+  if (newIdx[idx]! >= 0) return
+  const s = nRefsOf[idx]!
+  const at = idx * 4
+  if (force === 0) {
+    if (newIdx[idx] !== -1) return
+    for (let j = s - 1; j >= 0; --j) {
+      const r = refsOf[at + j]!
+      revisit(r, wt[r] === 0 ? 1 : 0)
     }
-    cellOf.push(c)
-    refsOf.push(refs)
-    wt.push(Math.min(0xff, sum))
-    newIdx.push(-1)
-    remember(c, cellOf.length - 1)
-    return cellOf.length - 1
+    newIdx[idx] = -2
+    return
   }
-  const rootIdx = importCell(root)
-  const count = cellOf.length
+  if (force === 2) {
+    newIdx[idx] = allocated
+    order[allocated++] = idx
+    return
+  }
+  if (newIdx[idx] === -3) return
+  if (wt[idx] === 0) revisit(idx, 0)
+  for (let j = s - 1; j >= 0; --j) revisit(refsOf[at + j]!, 1)
+  for (let j = s - 1; j >= 0; --j) revisit(refsOf[at + j]!, 2)
+  newIdx[idx] = -3
+}
+
+/** Serializes the subtree under cell `root` of `store` as a single-root BOC with CRC32C, as standard base64. */
+export const serializeSubtreeBase64 = (store: CellStore, root: number): string => {
+  const end = serializeInto(store, root)
+  return out.toString("base64", 0, end)
+}
+
+/** The same bag as bytes (a copy). */
+export const serializeSubtree = (store: CellStore, root: number): Buffer => {
+  const end = serializeInto(store, root)
+  return Buffer.from(out.subarray(0, end))
+}
+
+/** Writes the bag of the subtree under `root` at the start of `out`; returns its length. */
+const serializeInto = (store: CellStore, root: number): number => {
+  if (store.refCount[root] === 0) return serializeLeaf(store, root)
+  ensureStore(store.count)
+  if (++stamp === 0x7fffffff) {
+    stampOf.fill(0)
+    stamp = 1
+  }
+  count = 0
+  const rootIdx = importCell(store, root)
 
   for (let i = count - 1; i >= 0; --i) {
-    const refs = refsOf[i]!
-    const s = refs.length
+    const s = nRefsOf[i]!
+    const at = i * 4
     let c = s
     let sum = MAX_CELL_WHS - 1
     let mask = 0
     for (let j = 0; j < s; ++j) {
       const limit = Math.floor((MAX_CELL_WHS - 1 + j) / s)
-      if (wt[refs[j]!]! <= limit) {
-        sum -= wt[refs[j]!]!
+      const w = wt[refsOf[at + j]!]!
+      if (w <= limit) {
+        sum -= w
         --c
         mask |= 1 << j
       }
@@ -70,103 +151,112 @@ export const serializeSubtree = (store: CellStore, root: number): Buffer => {
       for (let j = 0; j < s; ++j) {
         if ((mask & (1 << j)) === 0) {
           const limit = Math.floor(sum++ / c)
-          if (wt[refs[j]!]! > limit) wt[refs[j]!] = limit
+          const r = refsOf[at + j]!
+          if (wt[r]! > limit) wt[r] = limit
         }
       }
     }
   }
+  let totalRefs = 0
+  let dataBytes = 0
+  const bits = store.bits
   for (let i = 0; i < count; ++i) {
+    const s = nRefsOf[i]!
     let sum = 1
-    for (const r of refsOf[i]!) sum += wt[r]!
+    for (let j = 0; j < s; ++j) sum += wt[refsOf[i * 4 + j]!]!
     wt[i] = sum <= wt[i]! ? sum : 0
+    totalRefs += s
+    dataBytes += 2 + ((bits[cellOf[i]!]! + 7) >> 3)
   }
 
-  const order: Array<number> = []
-  // newIdx: -1 untouched, -2 previsited, -3 visited, >= 0 allocated
-  const revisit = (idx: number, force: 0 | 1 | 2): void => {
-    if (newIdx[idx]! >= 0) return
-    const refs = refsOf[idx]!
-    if (force === 0) {
-      if (newIdx[idx] !== -1) return
-      for (let j = refs.length - 1; j >= 0; --j) revisit(refs[j]!, wt[refs[j]!] === 0 ? 1 : 0)
-      newIdx[idx] = -2
-      return
-    }
-    if (force === 2) {
-      newIdx[idx] = order.length
-      order.push(idx)
-      return
-    }
-    if (newIdx[idx] === -3) return
-    if (wt[idx] === 0) revisit(idx, 0)
-    for (let j = refs.length - 1; j >= 0; --j) revisit(refs[j]!, 1)
-    for (let j = refs.length - 1; j >= 0; --j) revisit(refs[j]!, 2)
-    newIdx[idx] = -3
-  }
+  allocated = 0
   revisit(rootIdx, 0)
   revisit(rootIdx, 1)
   revisit(rootIdx, 2)
 
   let refByteSize = 0
   while (count >= 2 ** (refByteSize * 8)) refByteSize++
-  let totalRefs = 0
-  let dataBytes = 0
-  for (const idx of order) {
-    totalRefs += refsOf[idx]!.length
-    dataBytes += 2 + ((store.bits[cellOf[idx]!]! + 7) >> 3)
-  }
   const cellsSize = dataBytes + totalRefs * refByteSize
   let offsetByteSize = 0
   while (cellsSize >= 2 ** (offsetByteSize * 8)) offsetByteSize++
 
-  const out = Buffer.allocUnsafe(6 + 3 * refByteSize + offsetByteSize + refByteSize + cellsSize + 4)
-  let pos = writeHeader(out, refByteSize, offsetByteSize, count, cellsSize, count - 1 - newIdx[rootIdx]!)
-  for (let i = count - 1; i >= 0; --i) {
+  const total = 6 + 3 * refByteSize + offsetByteSize + refByteSize + cellsSize + 4
+  if (total > out.length) out = Buffer.allocUnsafe(Math.max(total, out.length * 2))
+  const o = out
+  let pos = writeHeader(o, refByteSize, offsetByteSize, count, cellsSize, count - 1 - newIdx[rootIdx]!)
+  const last = count - 1
+  for (let i = last; i >= 0; --i) {
     const idx = order[i]!
-    pos = writeCell(store, cellOf[idx]!, out, pos)
-    for (const r of refsOf[idx]!) pos = out.writeUIntBE(count - 1 - newIdx[r]!, pos, refByteSize)
+    pos = writeCell(store, cellOf[idx]!, o, pos)
+    const s = nRefsOf[idx]!
+    for (let j = 0; j < s; j++) {
+      const v = last - newIdx[refsOf[idx * 4 + j]!]!
+      for (let k = refByteSize - 1; k >= 0; k--) o[pos + k] = (v >> (8 * (refByteSize - 1 - k))) & 0xff
+      pos += refByteSize
+    }
   }
-  out.writeUInt32LE(crc32c(out.subarray(0, pos)), pos)
-  return out
+  writeCrc(o, pos)
+  return pos + 4
 }
 
 /** A cell without refs is the whole bag: one cell, root 0 (what the general walk yields for it). */
-const serializeLeaf = (store: CellStore, c: number): Buffer => {
+const serializeLeaf = (store: CellStore, c: number): number => {
   const cellsSize = 2 + ((store.bits[c]! + 7) >> 3)
   const offsetByteSize = cellsSize < 256 ? 1 : 2
-  const out = Buffer.allocUnsafe(6 + 3 + offsetByteSize + 1 + cellsSize + 4)
-  let pos = writeHeader(out, 1, offsetByteSize, 1, cellsSize, 0)
-  pos = writeCell(store, c, out, pos)
-  out.writeUInt32LE(crc32c(out.subarray(0, pos)), pos)
-  return out
+  const o = out
+  let pos = writeHeader(o, 1, offsetByteSize, 1, cellsSize, 0)
+  pos = writeCell(store, c, o, pos)
+  writeCrc(o, pos)
+  return pos + 4
+}
+
+const writeCrc = (o: Buffer, pos: number): void => {
+  const crc = crc32cRange(o, 0, pos)
+  o[pos] = crc & 0xff
+  o[pos + 1] = (crc >>> 8) & 0xff
+  o[pos + 2] = (crc >>> 16) & 0xff
+  o[pos + 3] = crc >>> 24
+}
+
+/** Big-endian `n`-byte unsigned integer (n <= 4, v < 2^32) at `pos`; returns the end. */
+const writeN = (o: Buffer, v: number, pos: number, n: number): number => {
+  for (let k = n - 1; k >= 0; k--) {
+    o[pos + k] = v & 0xff
+    v = Math.floor(v / 256)
+  }
+  return pos + n
 }
 
 const writeHeader = (
-  out: Buffer,
+  o: Buffer,
   refByteSize: number,
   offsetByteSize: number,
   count: number,
   cellsSize: number,
   rootPos: number
 ): number => {
-  out.writeUInt32BE(0xb5ee9c72, 0)
-  out[4] = 0x40 | refByteSize
-  out[5] = offsetByteSize
-  let pos = out.writeUIntBE(count, 6, refByteSize)
-  pos = out.writeUIntBE(1, pos, refByteSize)
-  pos = out.writeUIntBE(0, pos, refByteSize)
-  for (let i = offsetByteSize - 1; i >= 0; --i) out[pos + i] = Math.floor(cellsSize / 2 ** (8 * (offsetByteSize - 1 - i))) & 0xff
-  pos += offsetByteSize
-  return out.writeUIntBE(rootPos, pos, refByteSize)
+  o[0] = 0xb5
+  o[1] = 0xee
+  o[2] = 0x9c
+  o[3] = 0x72
+  o[4] = 0x40 | refByteSize
+  o[5] = offsetByteSize
+  let pos = writeN(o, count, 6, refByteSize)
+  pos = writeN(o, 1, pos, refByteSize)
+  pos = writeN(o, 0, pos, refByteSize)
+  pos = writeN(o, cellsSize, pos, offsetByteSize)
+  return writeN(o, rootPos, pos, refByteSize)
 }
 
 /** d1 (refs, exotic flag; level 0), d2 and the padded data: the bytes the store already keeps for the cell. */
-const writeCell = (store: CellStore, c: number, out: Buffer, pos: number): number => {
+const writeCell = (store: CellStore, c: number, o: Buffer, pos: number): number => {
   const src = store.src[c]!
-  const o = store.off[c]!
+  const off = store.off[c]!
   const bytes = (store.bits[c]! + 7) >> 3
-  out[pos] = store.refCount[c]! + (store.exotic[c] === 1 ? 8 : 0)
-  out[pos + 1] = src[o + 1]!
-  out.set(src.subarray(o + 2, o + 2 + bytes), pos + 2)
-  return pos + 2 + bytes
+  o[pos] = store.refCount[c]! + (store.exotic[c] === 1 ? 8 : 0)
+  o[pos + 1] = src[off + 1]!
+  const from = off + 2
+  const at = pos + 2
+  for (let k = 0; k < bytes; k++) o[at + k] = src[from + k]!
+  return at + bytes
 }
