@@ -35,7 +35,7 @@ for (let r = 0; r < rounds; r++) {
     let kind = "null"
     const s = cpu(() => {
       const d = decodeBodyBoc(boc)
-      kind = d === null ? "null" : typeof d === "string" ? "string" : String(d["@type"])
+      kind = d === null ? "null" : typeof d === "object" ? String(d["@type"]) : typeof d
     })
     total += s
     const k = kinds.get(kind) ?? { n: 0, seconds: 0 }
