@@ -163,21 +163,35 @@ const printed = (v: TlbJson): DecodedBody => {
  * Every cell (and every string that is a BOC) is replaced by its decoding when it decodes, else printed as its
  * BOC, recursively (replace_boc_cells_recursive, which decodes the BOC strings of the printed JSON).
  */
-const expand = (v: TlbJson, depth: number): DecodedBody => {
+const expand = (v: TlbJson, depth: number, seen: Expanded = new WeakMap()): DecodedBody => {
   if (depth > MAX_DEPTH) return printed(v)
+  if (typeof v === "boolean" || typeof v === "string") return expandLeaf(v, depth, seen)
+  // A value the interpreter shares (a repeated subtree of the BOC) is expanded once per depth.
+  let byDepth = seen.get(v)
+  if (byDepth === undefined) seen.set(v, (byDepth = new Map()))
+  const hit = byDepth.get(depth)
+  if (hit !== undefined) return hit
+  const out = expandLeaf(v, depth, seen)
+  byDepth.set(depth, out)
+  return out
+}
+
+type Expanded = WeakMap<object, Map<number, DecodedBody>>
+
+const expandLeaf = (v: TlbJson, depth: number, seen: Expanded): DecodedBody => {
   if (typeof v === "boolean") return v
   if (v instanceof CellValue) {
     const inner = decodeOne(v.cell)
-    return inner === null ? markerBoc(v.cell) : expand(inner, depth + 1)
+    return inner === null ? markerBoc(v.cell) : expand(inner, depth + 1, seen)
   }
   if (typeof v === "string") {
     if (!v.startsWith("te6c")) return v
     const cell = parseNested(v)
     const inner = cell === null ? null : decodeOne(cell)
-    return inner === null ? v : expand(inner, depth + 1)
+    return inner === null ? v : expand(inner, depth + 1, seen)
   }
   const out: Record<string, DecodedBody> = {}
-  for (const [k, x] of Object.entries(v)) out[k] = expand(x, depth)
+  for (const [k, x] of Object.entries(v)) out[k] = expand(x, depth, seen)
   return out
 }
 

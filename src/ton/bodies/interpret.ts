@@ -198,6 +198,9 @@ const loadSigned = (s: Slice, n: number): bigint => {
 const FIXED = /^(uint|int|bits)(\d+)$/
 
 export class Interpreter {
+  /** Dictionary sub-edges already read, by value type, cell and width (see subEdge). */
+  private readonly edges = new WeakMap<Closure, WeakMap<Cell, Map<number, TlbJson>>>()
+
   constructor(readonly scheme: Scheme) {}
 
   private num(expr: Expression, env: Env): number | null {
@@ -329,11 +332,29 @@ export class Interpreter {
     if (m === 0) node = { "@type": "hashmap_node_leaf", value: this.value(value.expr, value.env, s) }
     else {
       if (s.remainingRefs < 2) fail()
-      const left = this.edge(m - 1, value, s.loadRef().beginParse())
-      const right = this.edge(m - 1, value, s.loadRef().beginParse())
+      const left = this.subEdge(m - 1, value, s.loadRef())
+      const right = this.subEdge(m - 1, value, s.loadRef())
       node = { "@type": "hashmap_node_fork", left, right }
     }
     return { "@type": "hashmap_edge", label, node }
+  }
+
+  /**
+   * A dictionary's sub-edge in its own cell. A BOC stores identical subtrees once, so a dictionary whose values
+   * repeat (a highload wallet sending one message 254 times) holds a few cells referenced many times: each
+   * (cell, width, value type) is read once and its printed value shared (values are never mutated), which turns
+   * the walk from exponential in the tree's depth into linear in its distinct cells. The printed JSON is unchanged.
+   */
+  private subEdge(n: number, value: Closure, cell: Cell): TlbJson {
+    let byCell = this.edges.get(value)
+    if (byCell === undefined) this.edges.set(value, (byCell = new WeakMap()))
+    let byWidth = byCell.get(cell)
+    if (byWidth === undefined) byCell.set(cell, (byWidth = new Map()))
+    const hit = byWidth.get(n)
+    if (hit !== undefined) return hit
+    const v = this.edge(n, value, cell.beginParse())
+    byWidth.set(n, v)
+    return v
   }
 
   private label(m: number, s: Slice): { label: TlbJson; length: number } {

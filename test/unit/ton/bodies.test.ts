@@ -23,9 +23,10 @@ import {
   type Slice,
   storeMessageRelaxed
 } from "@ton/core"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it, vi } from "vitest"
 import { decodeBody, decodeBodyBoc, knownOpcodes, opcodeName } from "../../../src/ton/bodies/decode.js"
 import { interfacesOf } from "../../../src/ton/bodies/interfaces.js"
+import { Interpreter } from "../../../src/ton/bodies/interpret.js"
 import { expectGolden, readRealJson } from "./support.js"
 
 const bodyOf = (file: string, txHash: string, bodyHash: string): Cell => {
@@ -371,6 +372,38 @@ describe("dictionaries: highload v2 bodies and extra currencies", () => {
     for (let i = 0; i < n; i++) dict.set(i, relaxed(beginCell().storeUint(0, 32).storeStringTail(`m${i}`).endCell()))
     return beginCell().storeBuffer(Buffer.alloc(64, 7)).storeUint(698983191, 32).storeUint(123, 64).storeDict(dict).endCell()
   }
+
+  it("a dictionary whose cells repeat (one message sent 256 times) is read once per distinct cell, printed in full", () => {
+    // A BOC stores identical subtrees once: keys 0..255 with one value give 8 fork levels of identical cells.
+    const one = relaxed(beginCell().storeUint(0, 32).storeStringTail("same").endCell())
+    const dict = Dictionary.empty(Dictionary.Keys.Int(16), {
+      serialize: (v: Cell, b) => b.storeUint(3, 8).storeRef(v),
+      parse: (s) => s.loadRef()
+    })
+    for (let i = 0; i < 256; i++) dict.set(i, one)
+    const body = beginCell().storeBuffer(Buffer.alloc(64, 7)).storeUint(698983191, 32).storeUint(9, 64).storeDict(dict)
+    const cell = Cell.fromBoc(body.endCell().toBoc())[0]!
+    const construct = vi.spyOn(Interpreter.prototype, "construct")
+    const d = decodeBody(cell) as any
+    const reads = construct.mock.calls.length
+    construct.mockRestore()
+    const leaves: Array<any> = []
+    const walk = (edge: any) => {
+      if (edge.node["@type"] === "hashmap_node_leaf") leaves.push(edge.node.value)
+      else {
+        walk(edge.node.left)
+        walk(edge.node.right)
+      }
+    }
+    walk(d.payload.root)
+    expect(leaves).toHaveLength(256)
+    expect(new Set(leaves.map((l) => JSON.stringify(l))).size).toBe(1)
+    expect(leaves[255].msg.body.value).toEqual({ "@type": "text_comment", text: "same" })
+    // the whole answer as text: every leaf written out, as the marker's printer walks the tree
+    expect(JSON.stringify(d).split('"text":"same"')).toHaveLength(257)
+    // one read of the repeated message (and its parts), not 256
+    expect(reads).toBeLessThan(40)
+  })
 
   it("a highload v2 external prints its message dictionary edge by edge, each message decoded", () => {
     const d = decodeBody(highloadV2(3)) as any
