@@ -319,9 +319,12 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
     return out
   }
 
-  /** Every requested account is in the result; null when no done masterchain block reported a code hash for it. */
+  /**
+   * The newest code hash done masterchain blocks reported per account: null for an account reported without code,
+   * absent for one no done block reported (the address book tells the two apart, as toncenter's does).
+   */
   async codeHashes(accounts: ReadonlyArray<string>): Promise<Map<string, string | null>> {
-    const out = new Map<string, string | null>(accounts.map((a) => [a, null]))
+    const out = new Map<string, string | null>()
     if (accounts.length === 0) return out
     // argMax over a tuple keeps a NULL code hash (an account that lost its code) instead of skipping it.
     const a = strArray([...new Set(accounts)])

@@ -346,7 +346,7 @@ export const renderAddressBookOf = (
       user_friendly: toFriendly(raw, { bounceable: isBounceableByCode(code), testnet: opts.testnet }),
       domain: null
     }
-    book[raw] = current ? { ...entry, interfaces: interfacesOf(code ?? null) } : entry
+    book[raw] = current ? { ...entry, interfaces: interfacesOf(code) } : entry
   }
   return book
 }

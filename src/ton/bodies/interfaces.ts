@@ -2,8 +2,10 @@
  * Address-book `interfaces` from what the store knows of an account: its code hash. toncenter (ton-index-go's
  * detect/interfaces.go) first matches the code hash against contracts it knows by code, then the get-method ids of
  * the code against interfaces it knows by methods; we keep no method ids, so only the first step is ours.
- * Invariant: a known code hash gives exactly toncenter's one-name list; anything else gives [] (toncenter's answer
- * for an account without a recognised code hash and without method ids).
+ * Invariant, as ton-index-go's address book decides it: a known code hash gives exactly toncenter's one-name list; an
+ * account the store knows to have no code (its newest state has none: uninit, nonexist, frozen) gives null (toncenter
+ * skips detection when both the code hash and the method ids are null); an unrecognised code hash, or an account the
+ * store holds nothing for, gives [] (toncenter's answer without method ids, and for an address with no state row).
  */
 
 /** Code hash (base64, as the store keeps it) -> the interface toncenter names for that code. */
@@ -36,8 +38,9 @@ const BY_CODE_HASH: ReadonlyMap<string, string> = new Map([
   ["oB4Ff71CiEArmJjXjWe9TpAlTJPFhmh5vC0dEoZUNrw=", "multisig_order_v2"]
 ])
 
-/** The `interfaces` of an account with this code hash (null: no code known). */
-export const interfacesOf = (codeHash: string | null): ReadonlyArray<string> => {
-  const name = codeHash === null ? undefined : BY_CODE_HASH.get(codeHash)
+/** The `interfaces` of an account: its code hash, null when it has no code, undefined when the store holds nothing. */
+export const interfacesOf = (codeHash: string | null | undefined): ReadonlyArray<string> | null => {
+  if (codeHash === null) return null
+  const name = codeHash === undefined ? undefined : BY_CODE_HASH.get(codeHash)
   return name === undefined ? [] : [name]
 }

@@ -27,6 +27,7 @@ import { describe, expect, it, vi } from "vitest"
 import { decodeBody, decodeBodyBoc, knownOpcodes, opcodeName } from "../../../src/ton/bodies/decode.js"
 import { interfacesOf } from "../../../src/ton/bodies/interfaces.js"
 import { Interpreter } from "../../../src/ton/bodies/interpret.js"
+import { renderAddressBookOf } from "../../../src/ton/v3.js"
 import { expectGolden, readRealJson } from "./support.js"
 
 const bodyOf = (file: string, txHash: string, bodyHash: string): Cell => {
@@ -349,12 +350,28 @@ describe("the decoding rules on built bodies", () => {
 })
 
 describe("address-book interfaces from code hashes", () => {
-  it("known wallet and jetton-wallet codes name their interface; others give []", () => {
+  it("known wallet and jetton-wallet codes name their interface; no code gives null, nothing known or others []", () => {
     expect(interfacesOf("/rX/aCDi/w2Ug+fg1iyBfYRniftK5YDIeIZtlZ2r1cA=")).toEqual(["wallet_v4r2"])
     expect(interfacesOf("IINLe3KxEhR+Gy+0V7hOdNGjDwT3N9T2KmaOlVLSty8=")).toEqual(["wallet_v5r1"])
     expect(interfacesOf("jSjqQht36AX+pSrPM1KWSZ8Drsjp/SHdtfJWSqZcSN4=")).toEqual(["jetton_wallet_v2"])
     expect(interfacesOf("AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=")).toEqual([])
-    expect(interfacesOf(null)).toEqual([])
+    // ton-index-go: a state row with neither code hash nor method ids skips detection (null); no row at all is []
+    expect(interfacesOf(null)).toBeNull()
+    expect(interfacesOf(undefined)).toEqual([])
+  })
+
+  it("the address book tells an account without code from one the store knows nothing of", () => {
+    const a = "0:" + "A".repeat(64)
+    const b = "0:" + "B".repeat(64)
+    const c = "0:" + "C".repeat(64)
+    const codes = new Map<string, string | null>([
+      [a, "/rX/aCDi/w2Ug+fg1iyBfYRniftK5YDIeIZtlZ2r1cA="],
+      [b, null]
+    ])
+    const book = renderAddressBookOf([a, b, c], codes, { testnet: false })
+    expect(book[a]!.interfaces).toEqual(["wallet_v4r2"])
+    expect(book[b]!.interfaces).toBeNull()
+    expect(book[c]!.interfaces).toEqual([])
   })
 })
 

@@ -179,7 +179,7 @@ describe("v3 current shape: the recorded transactions with today's additional ke
     })
   })
 
-  it("address book gains interfaces from known code hashes, [] otherwise", () => {
+  it("address book gains interfaces from known code hashes, null without code, [] otherwise", () => {
     const codeHashes = new Map<string, string | null>()
     for (const tx of Object.values(expectedTxs)) codeHashes.set(tx.account, tx.account_state_after.code_hash)
     const book = renderAddressBook(records, codeHashes, { testnet: false })
@@ -188,7 +188,8 @@ describe("v3 current shape: the recorded transactions with today's additional ke
       const code = codeHashes.get(raw)
       if (code === "/rX/aCDi/w2Ug+fg1iyBfYRniftK5YDIeIZtlZ2r1cA=") expect(entry.interfaces).toEqual(["wallet_v4r2"])
       else if (code === "IINLe3KxEhR+Gy+0V7hOdNGjDwT3N9T2KmaOlVLSty8=") expect(entry.interfaces).toEqual(["wallet_v5r1"])
-      expect(Array.isArray(entry.interfaces)).toBe(true)
+      if (code === null) expect(entry.interfaces).toBeNull()
+      else expect(Array.isArray(entry.interfaces)).toBe(true)
     }
   })
 })
