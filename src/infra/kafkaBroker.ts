@@ -420,8 +420,9 @@ export const startLocalKafka = async (options: LocalKafkaOptions): Promise<Local
     proc.once("exit", (code, signal) => {
       if (child === proc) exited = true
       if (dumpTo === undefined) return
-      // Only an archive from an orderly exit is complete; the first finished dump wins.
-      const orderly = code === 0 || code === 143 || signal === "SIGTERM"
+      // Only an archive from an orderly exit is complete; the first finished dump wins. A terminal's Ctrl-C reaches
+      // the broker too (same process group): the JVM stops as orderly on SIGINT as on SIGTERM (exit 130 vs 143).
+      const orderly = code === 0 || code === 143 || code === 130 || signal === "SIGTERM" || signal === "SIGINT"
       try {
         if (orderly && existsSync(dumpTo) && !existsSync(archive)) renameSync(dumpTo, archive)
       } catch {
