@@ -50,6 +50,13 @@ const DONE_CHUNK = 65_536
 const DONE_BLOCKS_MEMO = 4096
 
 
+/** A `latest_account_code` row as the code-hash lookups read it: `key` is the account, `mc` its masterchain seqno. */
+interface CodeRow {
+  readonly key: string
+  readonly code_hash: string | null
+  readonly mc: number
+}
+
 /** A row of the v3 page's lookup statement: an account state (kind 0, key = hash) or a code row (kind 1, key = account). */
 interface LookupRow {
   readonly kind: number
@@ -324,18 +331,12 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
    * absent for one no done block reported (the address book tells the two apart, as toncenter's does).
    */
   async codeHashes(accounts: ReadonlyArray<string>): Promise<Map<string, string | null>> {
-    const out = new Map<string, string | null>()
-    if (accounts.length === 0) return out
-    // argMax over a tuple keeps a NULL code hash (an account that lost its code) instead of skipping it.
-    const a = strArray([...new Set(accounts)])
-    const rows = await this.rows<{ account: string; code_hash: string | null }>(
-      `SELECT account, argMax(tuple(code_hash), mc_seqno).1 AS code_hash FROM latest_account_code
-       WHERE account IN ${a}
-         AND mc_seqno IN ${doneAmong(`SELECT mc_seqno FROM latest_account_code WHERE account IN ${a}`)}
-       GROUP BY account`
+    if (accounts.length === 0) return new Map()
+    const rows = await this.rows<CodeRow>(
+      `SELECT account AS key, code_hash, mc_seqno AS mc FROM latest_account_code
+       WHERE account IN ${strArray([...new Set(accounts)])}`
     )
-    for (const r of rows) out.set(r.account, r.code_hash)
-    return out
+    return this.newestDoneCodes(rows)
   }
 
   /**
@@ -344,9 +345,8 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
    * `tx_pages`, as raw tab-separated text, so the long JSON pieces are neither escaped by the engine nor parsed here),
    * then the account states they reference and, with the address book, every `latest_account_code` row of its
    * addresses, one UNION ALL looked up by the literal keys the first one returned (each table's sort key). The code
-   * hash of an address is that of its newest row in a done masterchain block (as `codeHashes`): done-ness comes from
-   * the marker's bitmap, and only seqnos the bitmap does not show done are asked of the marker (a third statement,
-   * for rows of the newest blocks only).
+   * hash of an address is taken from those rows as `codeHashes` takes it (`newestDoneCodes`; a third statement only
+   * for rows of the newest blocks).
    */
   async v3PageText(
     seqno: number,
@@ -417,8 +417,12 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
     return { txs, states, book: [...book], codeHashes: await this.newestDoneCodes(codeRows) }
   }
 
-  /** Per account, the code hash of its row of the highest done masterchain seqno (argMax as `codeHashes` takes it). */
-  private async newestDoneCodes(rows: ReadonlyArray<LookupRow>): Promise<Map<string, string | null>> {
+  /**
+   * Per account, the code hash of its `latest_account_code` row of the highest done masterchain seqno (NULL kept: an
+   * account that lost its code). Done-ness comes from the marker's bitmap; only seqnos it does not show done are
+   * asked of the marker (rows of the newest blocks), so no statement carries a subquery.
+   */
+  private async newestDoneCodes(rows: ReadonlyArray<CodeRow>): Promise<Map<string, string | null>> {
     const seqnos = [...new Set(rows.map((r) => Number(r.mc)))]
     const doneSeqnos = new Set<number>()
     const ask: Array<number> = []
@@ -436,7 +440,7 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
         this.rememberMcDone(Number(s))
       }
     }
-    const newest = new Map<string, LookupRow>()
+    const newest = new Map<string, CodeRow>()
     for (const r of rows) {
       if (!doneSeqnos.has(Number(r.mc))) continue
       const prev = newest.get(r.key)
