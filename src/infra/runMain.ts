@@ -8,8 +8,6 @@ import { NodeRuntime } from "@effect/platform-node"
 import { Cause, ConfigError, Effect, Option } from "effect"
 import { startShutdownDeadline } from "./shutdownDeadline.js"
 
-export { SHUTDOWN_DEADLINE_MS } from "./shutdownDeadline.js"
-
 const isExpected = (e: unknown): e is { readonly _tag: string; readonly message: string } =>
   typeof e === "object" &&
   e !== null &&
