@@ -20,6 +20,9 @@ import { type DecodedBody, decodeMessageBody, opcodeName } from "./bodies/decode
 import { interfacesOf } from "./bodies/interfaces.js"
 import { goString, loadSnakeLenient } from "./text.js"
 
+/** a < b for unsigned decimal strings without leading zeros (the record's 64-bit figures), without BigInt. */
+const decimalLess = (a: string, b: string): boolean => a.length < b.length || (a.length === b.length && a < b)
+
 /**
  * Which toncenter generation to render: `current` is what toncenter serves today and what the product serves;
  * `2025-09` is the shape of the recorded answers in test/fixtures/real (before decoded bodies, `decoded_opcode`,
@@ -189,13 +192,18 @@ export const renderV3Description = (d: TxDescription): Record<string, unknown> =
     if (cp.skipped) {
       o.compute_ph = { skipped: true, reason: cp.reason }
     } else {
+      // toncenter's v3 reader swaps the two when gas_fees < gas_used (a repair of rows an old indexer wrote
+      // swapped; ton-index-go's ScanTransaction), so accounts that pay no gas (the masterchain's system
+      // transactions: gas_fees 0) are served with the figures exchanged. Served as toncenter serves them; the
+      // stored rows keep the chain's values.
+      const swapped = decimalLess(cp.gas_fees, cp.gas_used)
       const c: Record<string, unknown> = {
         skipped: false,
         success: cp.success,
         msg_state_used: cp.msg_state_used,
         account_activated: cp.account_activated,
-        gas_fees: cp.gas_fees,
-        gas_used: cp.gas_used,
+        gas_fees: swapped ? cp.gas_used : cp.gas_fees,
+        gas_used: swapped ? cp.gas_fees : cp.gas_used,
         gas_limit: cp.gas_limit
       }
       put(c, "gas_credit", cp.gas_credit)
