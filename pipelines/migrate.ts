@@ -6,6 +6,7 @@ import { migrate } from "../src/clickhouse/migrations.js"
 import { runMain } from "../src/infra/runMain.js"
 import { backfillTxPages } from "../src/store/backfillPages.js"
 import { redecodeBodies } from "../src/store/redecode.js"
+import { installFastCellHash } from "../src/ton/fastHash.js"
 
 const program = Effect.gen(function* () {
   const ch = yield* ClickHouse
@@ -15,6 +16,8 @@ const program = Effect.gen(function* () {
       `${report.applied.length} applied${report.applied.length > 0 ? ` (${report.applied.join(", ")})` : ""}, ` +
       `${report.skipped.length} already applied`
   )
+  // Re-decoding parses every stored body: the faster cell code the consumer uses too (same cells, same hashes).
+  yield* Effect.sync(installFastCellHash)
   // Decoded columns written by an older body decoder are brought to this build's (and their blocks' pages rendered
   // again); one query when the store is current.
   const redecoded = yield* Effect.promise(() =>

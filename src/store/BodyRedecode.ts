@@ -8,6 +8,7 @@
 import { Context, Effect, Layer, Runtime } from "effect"
 import { ClickHouse } from "../clickhouse/ClickHouse.js"
 import { Migrations } from "../clickhouse/migrations.js"
+import { installFastCellHash } from "../ton/fastHash.js"
 import { redecodeBodies, type RedecodeReport } from "./redecode.js"
 
 export class BodyRedecode extends Context.Tag("ton-exporter/BodyRedecode")<
@@ -20,6 +21,8 @@ export class BodyRedecode extends Context.Tag("ton-exporter/BodyRedecode")<
   private static readonly start = Effect.gen(function* () {
     yield* Migrations
     const ch = yield* ClickHouse
+    // Every stored body is parsed again: the faster cell code (the consumer installs it too).
+    yield* Effect.sync(installFastCellHash)
     const runtime = yield* Effect.runtime<never>()
     const log = (line: string) => Runtime.runFork(runtime)(Effect.logInfo(line))
     const controller = new AbortController()

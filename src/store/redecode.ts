@@ -115,6 +115,12 @@ export const redecodeBodies = async (
   const target = (table: string) =>
     options.cluster ? `${localName(table)} ON CLUSTER ${options.cluster}` : table
   const started = Date.now()
+  const cpu0 = process.cpuUsage()
+  // Process CPU (user + system, the embedded engine's threads included) since the run began.
+  const cpu = () => {
+    const c = process.cpuUsage(cpu0)
+    return `${((c.user + c.system) / 1e6).toFixed(1)} s CPU`
+  }
   const dropped = new Set<number>()
 
   /** Drops the pieces of the blocks whose messages match `where`: they are answered from the rows until rendered. */
@@ -235,15 +241,15 @@ export const redecodeBodies = async (
     await record(client, version, "bodies", { cursor, bodies, changed })
     say(
       `redecode: ${bodies} bodies decoded, ${changed} changed, ${dropped.size} blocks' pages dropped ` +
-        `(${((Date.now() - started) / 1000).toFixed(1)} s)`
+        `(${((Date.now() - started) / 1000).toFixed(1)} s, ${cpu()})`
     )
   }
   const rendered = await backfillTxPages(client)
-  if (rendered.length > 0) say(`redecode: pages rendered again for ${rendered.length} masterchain blocks`)
+  if (rendered.length > 0) say(`redecode: pages rendered again for ${rendered.length} masterchain blocks (${cpu()})`)
   await record(client, version, "done", { cursor, bodies, changed })
   say(
     `redecode: decoder version ${from} -> ${version}: ${bodies} bodies, ${changed} changed, ` +
-      `${staleOps.size} opcode names on ${opcodeRows} rows, in ${((Date.now() - started) / 1000).toFixed(1)} s`
+      `${staleOps.size} opcode names on ${opcodeRows} rows, in ${((Date.now() - started) / 1000).toFixed(1)} s, ${cpu()}`
   )
   return {
     from,

@@ -50,7 +50,7 @@ const answers = async (): Promise<Map<string, string>> => {
 }
 
 const text = async (query: string): Promise<string> =>
-  (await ch.client.query({ query, format: "TSV" })).text()
+  (await ch.client.query({ query, format: "TabSeparated" })).text()
 
 /** The decoded columns and opcode names, in a fixed order. */
 const columns = async (): Promise<string> =>
