@@ -7,10 +7,14 @@
  * rows, freshly), and the next run resumes at its cursor.
  */
 import type { FastifyInstance } from "fastify"
+import { Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { buildApp, type ApiAppConfig } from "../../src/api/app.js"
+import { ClickHouse } from "../../src/clickhouse/ClickHouse.js"
+import { Migrations } from "../../src/clickhouse/migrations.js"
 import { flattenBundles, INSERT_ORDER } from "../../src/flatten/index.js"
 import { blocksWithoutPages } from "../../src/store/backfillPages.js"
+import { BodyRedecode } from "../../src/store/BodyRedecode.js"
 import { redecodeBodies, storedDecoderVersion } from "../../src/store/redecode.js"
 import { ClickHouseTxStore } from "../../src/store/Store.js"
 import { BODY_DECODER_VERSION } from "../../src/ton/bodies/version.js"
@@ -173,5 +177,15 @@ describe("re-decode to this build's body decoder", () => {
     expect(await columns()).toBe(freshColumns)
     expect(differing(await answers())).toEqual([])
     expect(await storedDecoderVersion(ch.client)).toBe(next)
+  })
+  it("the start-up step (BodyRedecode) runs on the service's client and leaves a store of a newer decoder as is", async () => {
+    const layer = BodyRedecode.layerAwaited.pipe(
+      Layer.provide(Migrations.layer),
+      Layer.provideMerge(ClickHouse.fromConfig(ch.config))
+    )
+    const report = await Effect.runPromise(Effect.flatMap(BodyRedecode, (s) => s.done).pipe(Effect.provide(layer)))
+    expect(report?.outcome).toBe("newer")
+    expect(report?.from).toBe(BODY_DECODER_VERSION + 1)
+    expect(differing(await answers())).toEqual([])
   })
 })
