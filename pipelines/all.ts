@@ -29,6 +29,7 @@ import {
 } from "../src/ops/startup.js"
 import { Producer } from "../src/producer/Producer.js"
 import { ClickHouseSink } from "../src/sink/ClickHouseSink.js"
+import { BodyRedecode } from "../src/store/BodyRedecode.js"
 import { ProducerLive, producerRun, UpstreamChoice } from "./live.js"
 
 const args = parseCli(
@@ -130,7 +131,10 @@ const MigrationsAnnounced = announced(Effect.succeed(migrationsLine), Migrations
 const Ops = Layer.merge(Metrics.layer, Health.layer)
 const Infra = Layer.mergeAll(KafkaBrokersAnnounced, ClickHouseAnnounced, Ops, OpsServerLayer.pipe(Layer.provide(Ops)))
 
-const Live = Layer.mergeAll(ProducerLive, ConsumerLive, ApiServer.layer, SqlEndpoint.layer).pipe(
+// The API starts once decoded bodies of an older decoder are re-decoded: its response cache keeps what it renders.
+const ApiLive = ApiServer.layer.pipe(Layer.provide(BodyRedecode.layerAwaited))
+
+const Live = Layer.mergeAll(ProducerLive, ConsumerLive, ApiLive, SqlEndpoint.layer).pipe(
   Layer.provideMerge(Layer.mergeAll(ClickHouseSink.layer, MigrationsAnnounced, KafkaClient.layerNoDeps)),
   Layer.provideMerge(Infra)
 )

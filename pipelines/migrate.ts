@@ -5,6 +5,8 @@ import { ClickHouse } from "../src/clickhouse/ClickHouse.js"
 import { migrate } from "../src/clickhouse/migrations.js"
 import { runMain } from "../src/infra/runMain.js"
 import { backfillTxPages } from "../src/store/backfillPages.js"
+import { redecodeBodies } from "../src/store/redecode.js"
+import { installFastCellHash } from "../src/ton/fastHash.js"
 
 const program = Effect.gen(function* () {
   const ch = yield* ClickHouse
@@ -14,6 +16,16 @@ const program = Effect.gen(function* () {
       `${report.applied.length} applied${report.applied.length > 0 ? ` (${report.applied.join(", ")})` : ""}, ` +
       `${report.skipped.length} already applied`
   )
+  // Re-decoding parses every stored body: the faster cell code the consumer uses too (same cells, same hashes).
+  yield* Effect.sync(installFastCellHash)
+  // Decoded columns written by an older body decoder are brought to this build's (and their blocks' pages rendered
+  // again); one query when the store is current.
+  const redecoded = yield* Effect.promise(() =>
+    redecodeBodies(ch.client, { ...(ch.cluster ? { cluster: ch.cluster } : {}), onProgress: (line) => console.log(line) })
+  )
+  if (redecoded.outcome === "newer") {
+    yield* Console.log(`redecode: the store holds decoder version ${redecoded.from}, newer than this build's: left as is`)
+  }
   // Stores from before the page table (sql/0100) get their pieces now; a no-op once every done block has them.
   const filled = yield* Effect.promise(() => backfillTxPages(ch.client))
   if (filled.length > 0) yield* Console.log(`tx_pages: filled ${filled.length} masterchain blocks`)

@@ -1,0 +1,65 @@
+/**
+ * The re-decode of a store written by an older body decoder (./redecode.ts) as a start-up step of the processes that
+ * migrate the schema. `layer` runs it beside the service (the consumer ingests meanwhile: its rows already hold this
+ * decoder's values) and stops it between batches at shutdown, to resume at the next start; `layerAwaited` finishes
+ * it before the layer is built (the all-in-one process, whose API would otherwise cache pages rendered before it).
+ * A failure is logged, never fatal: the version stays unrecorded, so the next start tries again.
+ */
+import { Context, Effect, Layer, Runtime } from "effect"
+import { ClickHouse } from "../clickhouse/ClickHouse.js"
+import { Migrations } from "../clickhouse/migrations.js"
+import { installFastCellHash } from "../ton/fastHash.js"
+import { redecodeBodies, type RedecodeReport } from "./redecode.js"
+
+export class BodyRedecode extends Context.Tag("ton-exporter/BodyRedecode")<
+  BodyRedecode,
+  {
+    /** The run's report once it ended (undefined when it failed). */
+    readonly done: Effect.Effect<RedecodeReport | undefined>
+  }
+>() {
+  private static readonly start = Effect.gen(function* () {
+    yield* Migrations
+    const ch = yield* ClickHouse
+    // Every stored body is parsed again: the faster cell code (the consumer installs it too).
+    yield* Effect.sync(installFastCellHash)
+    const runtime = yield* Effect.runtime<never>()
+    const log = (line: string) => Runtime.runFork(runtime)(Effect.logInfo(line))
+    const controller = new AbortController()
+    const running = redecodeBodies(ch.client, {
+      ...(ch.cluster ? { cluster: ch.cluster } : {}),
+      signal: controller.signal,
+      onProgress: log
+    }).then(
+      (report) => {
+        if (report.outcome === "newer") {
+          log(`redecode: the store holds body decoder version ${report.from}, newer than this build's: left as is`)
+        }
+        if (report.outcome === "stopped") log("redecode: stopped at shutdown; the next start resumes it")
+        return report
+      },
+      (e: unknown) => {
+        Runtime.runFork(runtime)(
+          Effect.logWarning(`redecode: failed, retried at the next start: ${(e as Error)?.message ?? String(e)}`)
+        )
+        return undefined
+      }
+    )
+    yield* Effect.addFinalizer(() =>
+      Effect.promise(() => {
+        controller.abort()
+        return running
+      })
+    )
+    return { done: Effect.promise(() => running) }
+  })
+
+  /** Runs beside the service; shutdown waits for the current batch. */
+  static readonly layer = Layer.scoped(BodyRedecode, BodyRedecode.start)
+
+  /** Built once the run ended. */
+  static readonly layerAwaited = Layer.scoped(
+    BodyRedecode,
+    Effect.tap(BodyRedecode.start, (s) => s.done)
+  )
+}
