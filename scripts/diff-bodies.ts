@@ -122,8 +122,10 @@ if (values.record !== undefined) {
   const byKind = new Map<string, Array<MarkerCase>>()
   for (const c of cases) {
     if (size(c) > 100_000) continue
-    // Bodies the marker neither names nor decodes (signatures, random data) are one kind, whatever their first bits.
-    const k = c.markerOpcode?.startsWith("unknown") && markerAsServed(c.marker) === null ? "unnamed null" : kindOf(c)
+    // Bodies the marker neither names nor decodes (signatures, random data) are one kind per reason it gives ("no
+    // parser succeeded", "vm error", ...), whatever their first bits.
+    const reason = c.marker.replace(/ - .*$/, "").replace(/ \d+$/, "")
+    const k = c.markerOpcode?.startsWith("unknown") && markerAsServed(c.marker) === null ? `unnamed ${reason}` : kindOf(c)
     byKind.set(k, [...(byKind.get(k) ?? []), c])
   }
   const keep = new Set<MarkerCase>()

@@ -69,8 +69,17 @@ export class Scheme {
   readonly types = new Map<string, Array<Cons>>()
 
   constructor(text: string) {
-    for (const decl of ast(text).declarations) {
-      const name = decl.constructorDef.name === "_" ? null : decl.constructorDef.name
+    // tlbc reads a constructor name listing several names separated by commas as one name; the parser does not, so
+    // such a name is parsed under a stand-in and printed as written.
+    const listed = new Map<string, string>()
+    const parsable = text.replace(/^([a-z][A-Za-z0-9_]*(?:,[a-z][A-Za-z0-9_]*)+)(?=[#$])/gm, (names) => {
+      const standIn = `listed_names_${listed.size}`
+      listed.set(standIn, names)
+      return standIn
+    })
+    for (const decl of ast(parsable).declarations) {
+      const parsed = decl.constructorDef.name
+      const name = parsed === "_" ? null : (listed.get(parsed) ?? parsed)
       const type = decl.combinator.name
       const hasFields = decl.fields.some((f) => !(f instanceof FieldBuiltinDef) && !(f instanceof FieldCurlyExprDef))
       const cons: Cons = { name, type, tagBits: tagBitsOf(decl.constructorDef.tag), decl, hasFields }
