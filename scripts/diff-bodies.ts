@@ -8,7 +8,8 @@
 //   npm run diff:bodies -- --fixture FILE --save-cases /dev/null     (--save-cases writes every case it compared)
 //   npm run diff:bodies -- --cli PATH [--gen DIR] --record FILE [--per-kind N] [--provenance JSON]
 //                                                        the same, then write the N smallest cases of each
-//                                                        (opcode, outcome) kind as a fixture for the unit test
+//                                                        (opcode, outcome) kind and every constructed body as a
+//                                                        fixture for the unit test
 // Prints the tallies and every disagreement; exits 1 if there is any.
 import { execFileSync } from "node:child_process"
 import fs from "node:fs"
@@ -133,7 +134,8 @@ if (values.record !== undefined) {
     const sorted = [...list].sort((a, b) => size(a) - size(b))
     sorted.slice(0, size(sorted[0]!) > 20_000 ? 1 : perKind).forEach((c) => keep.add(c))
   }
-  const picked = cases.filter((c) => keep.has(c))
+  // Constructed bodies each exercise one rule: all of them are kept.
+  const picked = cases.filter((c) => keep.has(c) || c.source.startsWith("constructed: "))
   const provenance = values.provenance !== undefined ? (JSON.parse(values.provenance) as Record<string, string>) : {}
   const fixture: MarkerFixture = { provenance, cases: picked }
   fs.mkdirSync(path.dirname(values.record), { recursive: true })

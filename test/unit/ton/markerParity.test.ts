@@ -36,7 +36,8 @@ describe("the marker's lines as the API serves them", () => {
 /**
  * Constructors the marker decodes and we do not yet (their bodies, or bodies nested in a wallet message, are null
  * or a BOC on our side). A case may differ only by these: every "@type" the marker printed and we did not must be
- * listed here, and the list must stay exact (an entry no case needs is an error too).
+ * listed here, and the list must stay exact (an entry no case needs is an error too). Empty: every recorded case
+ * must match exactly.
  */
 const NOT_YET_DECODED = new Set<string>([])
 
