@@ -5,6 +5,7 @@
 //   npm run diff:bodies -- --cli PATH [--gen DIR]        run a built ton-marker-cli over every body of the block
 //                                                        fixtures, the bodies of tools/markerParity/constructed.ts
 //                                                        (and of a generated chain's bundles) and compare
+//   npm run diff:bodies -- --cli PATH --fuzz N [--seed S]   the same with N random bodies of tools/markerParity/fuzzed.ts
 //   npm run diff:bodies -- --fixture FILE --save-cases /dev/null     (--save-cases writes every case it compared)
 //   npm run diff:bodies -- --cli PATH [--gen DIR] --record FILE [--per-kind N] [--provenance JSON]
 //                                                        the same, then write the N smallest cases of each
@@ -29,6 +30,7 @@ import {
   opcodeHex
 } from "../tools/markerParity/parity.js"
 import { constructedBodies } from "../tools/markerParity/constructed.js"
+import { fuzzedBodies } from "../tools/markerParity/fuzzed.js"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const DEFAULT_FIXTURE = path.join(here, "../test/fixtures/ton/marker/marker-outputs.json")
@@ -37,6 +39,8 @@ const { values } = parseArgs({
     fixture: { type: "string", default: DEFAULT_FIXTURE },
     cli: { type: "string" },
     gen: { type: "string", multiple: true, default: [] },
+    fuzz: { type: "string", default: "0" },
+    seed: { type: "string", default: "1" },
     record: { type: "string" },
     "per-kind": { type: "string", default: "3" },
     provenance: { type: "string" },
@@ -82,7 +86,8 @@ if (values.cli !== undefined) {
   const bodies = [
     ...fixtureBodies(path.join(here, "../test/fixtures/real")),
     ...constructedBodies(),
-    ...values.gen!.flatMap((d) => generatedBodies(d))
+    ...values.gen!.flatMap((d) => generatedBodies(d)),
+    ...fuzzedBodies(Number(values.fuzz), Number(values.seed))
   ]
   console.log(`running ${values.cli} over ${bodies.length} distinct bodies`)
   cases = runCli(values.cli, bodies)
