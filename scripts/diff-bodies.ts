@@ -5,10 +5,12 @@
 //   npm run diff:bodies -- --cli PATH [--gen DIR]        run a built ton-marker-cli over every body of the block
 //                                                        fixtures, the bodies of tools/markerParity/constructed.ts
 //                                                        (and of a generated chain's bundles) and compare
+//   npm run diff:bodies -- --cli PATH --fuzz N [--seed S]   the same with N random bodies of tools/markerParity/fuzzed.ts
 //   npm run diff:bodies -- --fixture FILE --save-cases /dev/null     (--save-cases writes every case it compared)
 //   npm run diff:bodies -- --cli PATH [--gen DIR] --record FILE [--per-kind N] [--provenance JSON]
 //                                                        the same, then write the N smallest cases of each
-//                                                        (opcode, outcome) kind as a fixture for the unit test
+//                                                        (opcode, outcome) kind and every constructed body as a
+//                                                        fixture for the unit test
 // Prints the tallies and every disagreement; exits 1 if there is any.
 import { execFileSync } from "node:child_process"
 import fs from "node:fs"
@@ -28,6 +30,7 @@ import {
   opcodeHex
 } from "../tools/markerParity/parity.js"
 import { constructedBodies } from "../tools/markerParity/constructed.js"
+import { fuzzedBodies } from "../tools/markerParity/fuzzed.js"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const DEFAULT_FIXTURE = path.join(here, "../test/fixtures/ton/marker/marker-outputs.json")
@@ -36,6 +39,8 @@ const { values } = parseArgs({
     fixture: { type: "string", default: DEFAULT_FIXTURE },
     cli: { type: "string" },
     gen: { type: "string", multiple: true, default: [] },
+    fuzz: { type: "string", default: "0" },
+    seed: { type: "string", default: "1" },
     record: { type: "string" },
     "per-kind": { type: "string", default: "3" },
     provenance: { type: "string" },
@@ -81,7 +86,8 @@ if (values.cli !== undefined) {
   const bodies = [
     ...fixtureBodies(path.join(here, "../test/fixtures/real")),
     ...constructedBodies(),
-    ...values.gen!.flatMap((d) => generatedBodies(d))
+    ...values.gen!.flatMap((d) => generatedBodies(d)),
+    ...fuzzedBodies(Number(values.fuzz), Number(values.seed))
   ]
   console.log(`running ${values.cli} over ${bodies.length} distinct bodies`)
   cases = runCli(values.cli, bodies)
@@ -122,8 +128,10 @@ if (values.record !== undefined) {
   const byKind = new Map<string, Array<MarkerCase>>()
   for (const c of cases) {
     if (size(c) > 100_000) continue
-    // Bodies the marker neither names nor decodes (signatures, random data) are one kind, whatever their first bits.
-    const k = c.markerOpcode?.startsWith("unknown") && markerAsServed(c.marker) === null ? "unnamed null" : kindOf(c)
+    // Bodies the marker neither names nor decodes (signatures, random data) are one kind per reason it gives ("no
+    // parser succeeded", "vm error", ...), whatever their first bits.
+    const reason = c.marker.replace(/ - .*$/, "").replace(/ \d+$/, "")
+    const k = c.markerOpcode?.startsWith("unknown") && markerAsServed(c.marker) === null ? `unnamed ${reason}` : kindOf(c)
     byKind.set(k, [...(byKind.get(k) ?? []), c])
   }
   const keep = new Set<MarkerCase>()
@@ -131,7 +139,8 @@ if (values.record !== undefined) {
     const sorted = [...list].sort((a, b) => size(a) - size(b))
     sorted.slice(0, size(sorted[0]!) > 20_000 ? 1 : perKind).forEach((c) => keep.add(c))
   }
-  const picked = cases.filter((c) => keep.has(c))
+  // Constructed bodies each exercise one rule: all of them are kept.
+  const picked = cases.filter((c) => keep.has(c) || c.source.startsWith("constructed: "))
   const provenance = values.provenance !== undefined ? (JSON.parse(values.provenance) as Record<string, string>) : {}
   const fixture: MarkerFixture = { provenance, cases: picked }
   fs.mkdirSync(path.dirname(values.record), { recursive: true })

@@ -161,5 +161,91 @@ export const constructedBodies = (): Array<{ source: string; cell: Cell }> => {
     "STON.fi vault pay_to",
     beginCell().storeUint(0x2100c922, 32).storeUint(13, 64).storeCoins(77).storeAddress(other).storeAddress(owner).endCell()
   )
+
+  // Opcode 1 is shared: the salted guard constructor, Pyth's guardian-set update (first ref of 48 bits or more), then
+  // EVAA's supply versions (with a forward amount; without one, the rest of the body as one cell).
+  const evaaHead = (b: ReturnType<typeof beginCell>) =>
+    b.storeUint(1, 32).storeUint(21, 64).storeUint(0b11, 2).storeUint(5_000_000, 64).storeAddress(owner)
+  add("opcode 1 with the guard's salt", beginCell().storeUint(1, 32).storeUint(0x387da03b, 32).storeUint(7, 8).endCell())
+  add(
+    "opcode 1, Pyth guardian-set update",
+    beginCell().storeUint(1, 32).storeRef(beginCell().storeUint(4, 8).storeUint(9, 32).storeUint(1, 8).storeUint(0xabcd, 16).endCell()).endCell()
+  )
+  add(
+    "opcode 1, EVAA supply with a forward amount",
+    evaaHead(beginCell()).storeUint(100, 64).storeRef(beginCell().storeUint(0xaa, 8).endCell()).endCell()
+  )
+  add("opcode 1, EVAA supply without options", evaaHead(beginCell()).storeRef(beginCell().endCell()).endCell())
+  // The v8 layout (options after the payload ref) is never printed: its bits always read as a forward amount first.
+  add(
+    "opcode 1, EVAA supply with options",
+    evaaHead(beginCell()).storeRef(beginCell().endCell()).storeUint(3, 16).storeUint(0, 2).storeAddress(other).storeUint(0, 2).endCell()
+  )
+  add(
+    "opcode 1, EVAA supply with a bad flag",
+    beginCell().storeUint(1, 32).storeUint(21, 64).storeUint(0b01, 2).storeUint(5, 64).storeAddress(owner).storeRef(beginCell().endCell()).endCell()
+  )
+  add(
+    "minter jetton mint",
+    beginCell()
+      .storeUint(0x15, 32)
+      .storeUint(1, 64)
+      .storeAddress(owner)
+      .storeCoins(toNano("0.05"))
+      .storeRef(beginCell().storeUint(0x178d4519, 32).storeUint(1, 64).storeCoins(10).storeAddress(null).storeAddress(null).storeCoins(0).storeBit(0).endCell())
+      .endCell()
+  )
+  // A hash whose bits, read as a jetton notification, ask for a 511-bit address past the end of the body.
+  const notNotify = Buffer.alloc(32, 0xff)
+  notNotify[179 >> 3] = notNotify[179 >> 3]! & ~(0x80 >> (179 & 7))
+  add(
+    "megaton swap (not a jetton notification)",
+    beginCell()
+      .storeUint(0x7362d09c, 32)
+      .storeAddress(new Address(0, notNotify))
+      .storeAddress(other)
+      .storeCoins(toNano("1"))
+      .storeRef(beginCell().storeAddress(owner).storeCoins(42).endCell())
+      .endCell()
+  )
+  add(
+    "jetton_transfer with an encrypted comment as forward payload",
+    transfer(null, (b) => b.storeBit(1).storeRef(beginCell().storeUint(0x2167da4b, 32).storeBuffer(Buffer.alloc(24, 3)).endCell()))
+  )
+  const outList = (n: number): Cell => {
+    let list = beginCell().endCell()
+    for (let i = 0; i < n; i++) {
+      list = beginCell().storeRef(list).storeUint(0x0ec3c86d, 32).storeUint(3, 8).storeRef(relaxed(comment(`p${i}`))).endCell()
+    }
+    return list
+  }
+  const preprocessed = (n: number) =>
+    beginCell()
+      .storeBuffer(signature)
+      .storeRef(beginCell().storeUint(1700000000, 64).storeUint(17, 16).storeRef(outList(n)).endCell())
+      .endCell()
+  add("preprocessed wallet v2 external, one action", preprocessed(1))
+  add("preprocessed wallet v2 external, two actions", preprocessed(2))
+  add("preprocessed wallet v2 external, no action", preprocessed(0))
+  // A sender with an anycast prefix: depth is `#<= 30` with `{ depth >= 1 }`, so 31 and 0 do not parse.
+  const anycastNotify = (depth: number) =>
+    beginCell()
+      .storeUint(0x7362d09c, 32)
+      .storeUint(4, 64)
+      .storeCoins(9)
+      .storeUint(0b10, 2)
+      .storeBit(1)
+      .storeUint(depth, 5)
+      .storeUint(depth === 3 ? 0b101 : 0, depth)
+      .storeUint(0, 8)
+      .storeBuffer(Buffer.alloc(32, 0x22))
+      .storeBit(0)
+      .endCell()
+  add("jetton_notify, sender with an anycast of depth 3", anycastNotify(3))
+  add("jetton_notify, sender with an anycast of depth 31", anycastNotify(31))
+  add("jetton_notify, sender with an anycast of depth 0", anycastNotify(0))
+  const library = beginCell().storeUint(2, 8).storeBuffer(Buffer.alloc(32, 9)).endCell({ exotic: true })
+  add("signed body whose ref is a library cell", beginCell().storeBuffer(signature).storeRef(library).endCell())
+  add("unknown opcode whose first ref is a library cell", beginCell().storeUint(0x12345678, 32).storeRef(library).endCell())
   return out
 }

@@ -18,9 +18,13 @@ export type DecodedBody = string | boolean | { readonly [key: string]: DecodedBo
 const scheme = new Scheme(BODY_SCHEME)
 const interpreter = new Interpreter(scheme)
 
-/** Body constructors by their 32-bit opcode: InternalMsgBody ones in scheme order, then ForwardPayload ones. */
+/**
+ * Body constructors by their 32-bit opcode, in the order the marker tries its body types: InternalMsgBody ones in
+ * scheme order, then ExternalMsgBody ones, then ForwardPayload ones.
+ */
 const byOpcode = new Map<number, Array<Cons>>()
-for (const cons of [...scheme.constructors("InternalMsgBody"), ...scheme.constructors("ForwardPayload")]) {
+const BODY_TYPES = ["InternalMsgBody", "ExternalMsgBody", "ForwardPayload"]
+for (const cons of BODY_TYPES.flatMap((t) => scheme.constructors(t))) {
   if (cons.tagBits.length !== 32 || cons.name === null) continue
   const op = parseInt(cons.tagBits, 2)
   const list = byOpcode.get(op)
@@ -94,6 +98,16 @@ const fullyRead = (cell: Cell, type: string, args: ReadonlyArray<number>): TlbJs
     return v
   })
 
+/**
+ * A preprocessed wallet v2 body (a signature and a ref to the signed part, whose first ref holds the actions), read
+ * with the action count of that ref's chain; tried only when the chain holds at least one action.
+ */
+const preprocessedV2 = (cell: Cell, inner: Cell): TlbJson | null => {
+  const actions = inner.refs[0]
+  const n = actions === undefined ? 0 : chainDepth(actions)
+  return n > 0 ? fullyRead(cell, "PreprocessedWalletV2MsgBody", [n]) : null
+}
+
 /** Bodies read by code that knows counts (wallets), tried before the scheme's opcode constructors. */
 const special = (cell: Cell, name: string | null): TlbJson | null | undefined => {
   if (name !== null && W5_NAMES.has(name)) {
@@ -112,7 +126,12 @@ const special = (cell: Cell, name: string | null): TlbJson | null | undefined =>
     // highload v1 fixed fields and a ref; v3 and v1/v2 are fixed fields plus a mode byte per message ref.
     const refs = cell.refs.length
     const bits = cell.bits.length
+    const first = cell.refs[0]
+    // The marker opens the first ref as an ordinary cell to look for a preprocessed wallet v2 message; an exotic one
+    // throws, and the body is not decoded at all.
+    if (first?.isExotic) return null
     return (
+      (bits === 512 && refs === 1 ? preprocessedV2(cell, first!) : null) ??
       (bits === 512 && refs === 1 ? fullyRead(cell, "HighloadV3MsgBody", []) : null) ??
       (bits === 512 + 96 + 1 && refs <= 1 ? fullyRead(cell, "HighloadV2MsgBody", []) : null) ??
       (bits === 512 + 96 && refs === 1 ? fullyRead(cell, "HighloadV1MsgBody", []) : null) ??

@@ -16,6 +16,7 @@ import {
   BuiltinZeroArgs,
   CellRefExpr,
   CombinatorExpr,
+  CompareExpr,
   type Declaration,
   type Expression,
   FieldBuiltinDef,
@@ -69,8 +70,17 @@ export class Scheme {
   readonly types = new Map<string, Array<Cons>>()
 
   constructor(text: string) {
-    for (const decl of ast(text).declarations) {
-      const name = decl.constructorDef.name === "_" ? null : decl.constructorDef.name
+    // tlbc reads a constructor name listing several names separated by commas as one name; the parser does not, so
+    // such a name is parsed under a stand-in and printed as written.
+    const listed = new Map<string, string>()
+    const parsable = text.replace(/^([a-z][A-Za-z0-9_]*(?:,[a-z][A-Za-z0-9_]*)+)(?=[#$])/gm, (names) => {
+      const standIn = `listed_names_${listed.size}`
+      listed.set(standIn, names)
+      return standIn
+    })
+    for (const decl of ast(parsable).declarations) {
+      const parsed = decl.constructorDef.name
+      const name = parsed === "_" ? null : (listed.get(parsed) ?? parsed)
       const type = decl.combinator.name
       const hasFields = decl.fields.some((f) => !(f instanceof FieldBuiltinDef) && !(f instanceof FieldCurlyExprDef))
       const cons: Cons = { name, type, tagBits: tagBitsOf(decl.constructorDef.tag), decl, hasFields }
@@ -181,6 +191,11 @@ const natBits = (op: "##" | "#<" | "#<=", bound: number): number =>
 
 const leqBits = (bound: number): number => (bound <= 0 ? 0 : bound.toString(2).length)
 
+/** tlbc's fetch_uint_less / fetch_uint_leq: a `#< n` value is below n, a `#<= n` value at most n. */
+const withinBound = (op: "#<" | "#<=", bound: number, v: bigint): void => {
+  if (op === "#<" ? v >= BigInt(bound) : v > BigInt(bound)) fail()
+}
+
 const checkBits = (s: Slice, n: number): void => {
   if (n < 0 || s.remainingBits < n) fail()
 }
@@ -258,9 +273,12 @@ export class Interpreter {
       // tlbc prints a nat read through a type argument with the generic printer: the BOC of its bits.
       if (!direct) {
         checkBits(s, n)
+        if (expr.name !== "##" && n > 0) withinBound(expr.name, bound, s.preloadUintBig(n))
         return new CellValue(beginCell().storeBits(s.loadBits(n)).endCell())
       }
-      return loadUnsigned(s, n).toString()
+      const v = loadUnsigned(s, n)
+      if (expr.name !== "##") withinBound(expr.name, bound, v)
+      return v.toString()
     }
     if (expr instanceof BuiltinZeroArgs) return loadUnsigned(s, 32).toString()
     if (expr instanceof NameExpr) {
@@ -413,13 +431,28 @@ export class Interpreter {
     return env
   }
 
+  /** A constraint between fields read so far (`{ depth >= 1 }`): a value breaking it does not parse. */
+  private constraint(expr: Expression, env: Env): void {
+    if (!(expr instanceof CompareExpr)) throw new SchemeError("unsupported TL-B constraint")
+    const l = this.num(expr.left, env)
+    const r = this.num(expr.right, env)
+    if (l === null || r === null) throw new SchemeError("unbound name in a TL-B constraint")
+    const holds =
+      expr.op === "<=" ? l <= r : expr.op === ">=" ? l >= r : expr.op === "<" ? l < r : expr.op === ">" ? l > r : expr.op === "=" ? l === r : l !== r
+    if (!holds) fail()
+  }
+
   /** One constructor: its tag is skipped (the caller checked it), then every explicit field in order. */
   construct(cons: Cons, env: Env, s: Slice): TlbJson {
     s.skip(cons.tagBits.length)
     if (!cons.hasFields) return { "@type": cons.name ?? "" }
     const out: Record<string, TlbJson> = cons.name === null ? {} : { "@type": cons.name }
     for (const field of cons.decl.fields) {
-      if (field instanceof FieldBuiltinDef || field instanceof FieldCurlyExprDef) continue
+      if (field instanceof FieldCurlyExprDef) {
+        this.constraint(field.expr, env)
+        continue
+      }
+      if (field instanceof FieldBuiltinDef) continue
       if (!(field instanceof FieldNamedDef)) throw new SchemeError(`unsupported TL-B field in ${cons.name}`)
       const key = field.name === "_" ? "" : field.name
       const expr = field.expr

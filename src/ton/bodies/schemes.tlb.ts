@@ -93,6 +93,33 @@ encrypted_text_comment#2167da4b cipher_text:Bytes = InternalMsgBody;
 
 excess#d53276db query_id:uint64 = InternalMsgBody;
 
+// ---- opcode 1, shared by several protocols: the marker tries a guard constructor (named after all of them, read only
+// when a salt follows the opcode), then Pyth's guardian-set update (a ref of at least 48 bits), then EVAA's supply in
+// its three versions. A constructor name may list several names separated by commas (tlbc takes it as one name).
+
+rand#387da03b = JustRandomSalt;
+evaa_supply_master,pyth_update_guardian_set,w4_deploy_install_plugin#00000001 rand:JustRandomSalt = InternalMsgBody;
+
+_ version:uint8 guardian_set_index:uint32 signatures_length:uint8 rest_signatures:Any = PythGuardianSetUpdate;
+pyth_update_guardian_set#00000001 _:^PythGuardianSetUpdate = InternalMsgBody;
+
+_ amount:uint64 = EvaaAmount;
+bool_true$11 = BoolExtended;
+bool_false$00 = BoolExtended;
+sm_opt_data$_ subaccount_id:int16 return_repay_remainings_flag:BoolExtended custom_payload_recipient:MsgAddressInt
+  custom_payload_saturation_flag:BoolExtended = SupplyMasterOptional;
+evaa_supply_master#00000001 query_id:uint64 include_user_code:BoolExtended supply_amount:EvaaAmount
+  recipient_address:MsgAddressInt forward_ton_amount:EvaaAmount custom_response_payload:^Cell = InternalMsgBody;
+evaa_supply_master#00000001 query_id:uint64 include_user_code:BoolExtended supply_amount:EvaaAmount
+  recipient_address:MsgAddressInt custom_response_payload:^Cell supply_master_optional:SupplyMasterOptional
+  = InternalMsgBody;
+evaa_supply_master#00000001 query_id:uint64 include_user_code:BoolExtended supply_amount:EvaaAmount
+  recipient_address:MsgAddressInt custom_response_payload:^Cell supply_master_optional:Any = InternalMsgBody;
+
+// ---- jetton minters
+
+minter_jetton_mint#00000015 query_id:uint64 to_address:MsgAddress ton_amount:Coins master_msg:^Cell = InternalMsgBody;
+
 // ---- TEP-62 / TEP-66 NFTs
 
 nft_transfer#5fcc3d14 query_id:uint64 new_owner:MsgAddress response_destination:MsgAddress
@@ -181,6 +208,23 @@ dedust_swap_external#61ee542d query_id:uint64 proof:^DedustVaultProof amount:Coi
 dedust_swap_peer#72aca8aa query_id:uint64 proof:^DedustPoolProof asset:DedustAsset amount:Coins
   sender_addr:MsgAddressInt current:DedustSwapStepParams swap_params:^DedustSwapParams = InternalMsgBody;
 
+// ---- Telegram usernames and numbers (telemint items), NFT sales
+
+teleitem_auction_config$_ beneficiary_address:MsgAddressInt initial_min_bid:Grams max_bid:Grams min_bid_step:uint8
+  min_extend_time:uint32 duration:uint32 = TeleitemAuctionConfig;
+teleitem_ok#a37a0983 query_id:int64 = InternalMsgBody;
+teleitem_msg_start_auction#487a8e81 query_id:int64 auction_config:^TeleitemAuctionConfig = InternalMsgBody;
+teleitem_msg_cancel_auction#371638ae query_id:int64 = InternalMsgBody;
+
+sale_update_message#6c6c2080 query_id:uint64 new_full_price:Coins new_mp_fee:Coins new_royalty_amount:Coins
+  = InternalMsgBody;
+
+// ---- Blum memepad
+
+blum_memepad_buy#af750d34 query_id:uint64 min_recieve:Coins receiver:MsgAddress refferal:Cell = InternalMsgBody;
+blum_memepad_buy_log#ceac8af4 buyer_address:MsgAddress tons_consumed:Coins supply_delta:Coins new_supply:Coins
+  collected_ton_liq:Coins refferal:Cell = InternalMsgBody;
+
 // ---- wallet v4 plugin messages
 
 wallet_plugin_installation_notification#6e6f7465 query_id:uint64 = InternalMsgBody;
@@ -188,6 +232,16 @@ wallet_plugin_destruct#64737472 query_id:uint64 = InternalMsgBody;
 wallet_plugin_destruct_response#e4737472 query_id:uint64 = InternalMsgBody;
 payment_request#706c7567 query_id:uint64 amount:CurrencyCollection = InternalMsgBody;
 payment_confirmed#f06c7567 query_id:uint64 = InternalMsgBody;
+
+// ---- bodies of external messages with an opcode (tried after every InternalMsgBody of the same opcode, before the
+// ForwardPayload ones)
+
+_ out_token_addr:MsgAddressInt out_amount:Coins = MegatonSwapOut;
+megaton_swap#7362d09c account_addr:MsgAddressInt in_token_addr:MsgAddressInt in_amount:Coins _:^MegatonSwapOut
+  = ExternalMsgBody;
+
+// The forward-payload form of an encrypted comment has the InternalMsgBody form's layout, so the latter always wins.
+encrypted_text_comment_forward_payload#2167da4b cipher_text:Bytes = ForwardPayload;
 
 // ---- wallet v5: named by opcode here; decoded by W5MsgBody with the action counts read from the cells first
 
@@ -241,6 +295,10 @@ highload_wallet_signed_v1#_ signature:bits512 subwallet_id:uint32 valid_until:ui
   payload:^(Hashmap 16 ModeWithMessage) = HighloadV1MsgBody;
 highload_wallet_signed_v2#_ signature:bits512 subwallet_id:uint32 query_id:uint64
   payload:(HashmapE 16 ModeWithMessage) = HighloadV2MsgBody;
+
+_ {n:#} valid_until:uint64 seqno:uint16 actions:^(OutList n) = PreprocessedWalletV2MsgInner n;
+preprocessed_wallet_signed_v2#_ {n:#} signature:bits512 inner:^(PreprocessedWalletV2MsgInner n)
+  = PreprocessedWalletV2MsgBody n;
 
 _ shift:uint13 bit_number:(## 10) = HighloadV3QueryId;
 _ subwallet_id:uint32 message_to_send:^(MessageRelaxed Any) send_mode:uint8 query_id:HighloadV3QueryId
