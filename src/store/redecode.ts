@@ -5,7 +5,7 @@
  * (sql/0112). Invariants: a stale value is never left behind a recorded version, because pieces are dropped before
  * the values they were rendered from are corrected and the version is written last; it is safe beside a running
  * consumer (new rows already hold this decoder's values, only rows that differ are touched) and resumable (the
- * bodies pass records its cursor per batch; anything half done is found stale again and redone).
+ * bodies pass records its cursor with each correction it applies; anything half done is found stale again).
  */
 import type { ClickHouseClient } from "@clickhouse/client"
 import { localName } from "../clickhouse/cluster.js"
@@ -20,6 +20,8 @@ export interface RedecodeOptions {
   readonly version?: number
   /** BOC bytes of `message_contents` decoded per batch (at least one row). Default 8 MiB. */
   readonly batchBytes?: number
+  /** Bytes of corrected values (and their hashes) per mutation of `message_contents`. Default 32 MiB. */
+  readonly updateBytes?: number
   /** CLICKHOUSE_CLUSTER: updates and deletes run on each shard's local table. */
   readonly cluster?: string
   readonly onProgress?: (line: string) => void
@@ -75,7 +77,9 @@ const resumePoint = async (client: ClickHouseClient, version: number): Promise<R
     client,
     `SELECT cursor, bodies, changed FROM body_decoder_runs FINAL WHERE version = ${version} AND step = 'bodies'`
   )
-  return r === undefined ? { cursor: "", bodies: 0, changed: 0 } : { cursor: r.cursor, bodies: Number(r.bodies), changed: Number(r.changed) }
+  return r === undefined
+    ? { cursor: "", bodies: 0, changed: 0 }
+    : { cursor: r.cursor, bodies: Number(r.bodies), changed: Number(r.changed) }
 }
 
 const record = (client: ClickHouseClient, version: number, step: "bodies" | "done", r: Resume) =>
@@ -112,8 +116,7 @@ export const redecodeBodies = async (
   const base = { from, opcodes: 0, opcodeRows: 0, bodies: 0, changedBodies: 0, droppedPageBlocks: 0, renderedBlocks: 0 }
   const plan = decoderPlan(from, version)
   if (plan !== "redecode") return { ...base, to: from, outcome: plan }
-  const target = (table: string) =>
-    options.cluster ? `${localName(table)} ON CLUSTER ${options.cluster}` : table
+  const target = (table: string) => (options.cluster ? `${localName(table)} ON CLUSTER ${options.cluster}` : table)
   const started = Date.now()
   const cpu0 = process.cpuUsage()
   // Process CPU (user + system, the embedded engine's threads included) since the run began.
@@ -125,9 +128,9 @@ export const redecodeBodies = async (
 
   /** Drops the pieces of the blocks whose messages match `where`: they are answered from the rows until rendered. */
   const dropPieces = async (where: string): Promise<void> => {
-    const blocks = (await rows<{ s: number }>(client, `SELECT DISTINCT mc_block_seqno AS s FROM messages WHERE ${where}`)).map(
-      (r) => Number(r.s)
-    )
+    const blocks = (
+      await rows<{ s: number }>(client, `SELECT DISTINCT mc_block_seqno AS s FROM messages WHERE ${where}`)
+    ).map((r) => Number(r.s))
     if (blocks.length === 0) return
     await client.command({
       query: `DELETE FROM ${target("tx_pages")} WHERE mc_block_seqno IN ${uint32Array(blocks)}`,
@@ -153,8 +156,8 @@ export const redecodeBodies = async (
   if (staleOps.size > 0) {
     const ops = [...staleOps.keys()]
     const names = ops.map((o) => staleOps.get(o) ?? null)
-    const expected =
-      `transform(assumeNotNull(opcode), CAST(${uint32Array(ops)} AS Array(UInt32)), ${nullableStrArray(names)}, NULL)`
+    const opsArray = `CAST(${uint32Array(ops)} AS Array(UInt32))`
+    const expected = `transform(assumeNotNull(opcode), ${opsArray}, ${nullableStrArray(names)}, NULL)`
     const stale = `opcode IN ${uint32Array(ops)} AND ifNull(decoded_opcode, '') != ifNull(${expected}, '')`
     await dropPieces(stale)
     await client.command({
@@ -172,26 +175,63 @@ export const redecodeBodies = async (
   }
 
   // Init states share the table and are never decoded: leave alone cells used only that way.
-  const inits = (await rows<{ h: string }>(
-    client,
-    "SELECT DISTINCT init_state_hash AS h FROM messages WHERE init_state_hash IS NOT NULL"
-  )).map((r) => r.h)
+  const inits = (
+    await rows<{ h: string }>(
+      client,
+      "SELECT DISTINCT init_state_hash AS h FROM messages WHERE init_state_hash IS NOT NULL"
+    )
+  ).map((r) => r.h)
   const initOnly = new Set(inits)
   for (let i = 0; i < inits.length; i += 10_000) {
     const chunk = inits.slice(i, i + 10_000)
     for (const r of await rows<{ h: string }>(
       client,
       `SELECT DISTINCT body_hash AS h FROM messages WHERE body_hash IN ${strArray(chunk)}`
-    )) initOnly.delete(r.h)
+    ))
+      initOnly.delete(r.h)
   }
 
   const batchBytes = Math.max(1, options.batchBytes ?? 8 * 1024 * 1024)
   const progress = await resumePoint(client, version)
   let { cursor, bodies, changed } = progress
   if (cursor !== "") say(`redecode: resuming after ${cursor} (${bodies} bodies, ${changed} changed)`)
+  // Corrections wait for a few batches: each mutation rewrites the column in every part holding one of its hashes,
+  // and content hashes are spread over all parts, so fewer, larger mutations cost less. The cursor moves with them.
+  const updateBytes = Math.max(1, options.updateBytes ?? 32 * 1024 * 1024)
+  let pending: Array<{ readonly hash: string; readonly value: string | null }> = []
+  let pendingBytes = 0
+  let flushed = cursor
+  const flush = async () => {
+    if (pending.length > 0) {
+      const hashes = strArray(pending.map((p) => p.hash))
+      await client.command({
+        query:
+          `ALTER TABLE ${target("message_contents")} UPDATE decoded = ` +
+          `transform(toString(hash), ${hashes}, ${nullableStrArray(pending.map((p) => p.value))}, decoded) ` +
+          `WHERE hash IN ${hashes}`,
+        clickhouse_settings: { ...BIG_QUERY, mutations_sync: "2" }
+      })
+      changed += pending.length
+      pending = []
+      pendingBytes = 0
+    }
+    if (cursor !== flushed) {
+      await record(client, version, "bodies", { cursor, bodies, changed })
+      flushed = cursor
+    }
+  }
   for (;;) {
     if (options.signal?.aborted) {
-      return { ...base, to: from, outcome: "stopped", opcodes: staleOps.size, opcodeRows, bodies, changedBodies: changed, droppedPageBlocks: dropped.size }
+      return {
+        ...base,
+        to: from,
+        outcome: "stopped",
+        opcodes: staleOps.size,
+        opcodeRows,
+        bodies,
+        changedBodies: changed,
+        droppedPageBlocks: dropped.size
+      }
     }
     // The batch's end: the hash where the BOC bytes after the cursor pass the bound (sizes only, no BOCs read).
     const sizes = await rows<{ hash: string; n: string }>(
@@ -213,38 +253,31 @@ export const redecodeBodies = async (
       `SELECT hash, any(boc) AS boc, groupUniqArray(decoded) AS values, countIf(decoded IS NULL) AS nulls
        FROM message_contents WHERE hash > ${str(cursor)} AND hash <= ${str(end)} GROUP BY hash`
     )
-    const hashes: Array<string> = []
-    const values: Array<string | null> = []
+    const stale: Array<string> = []
     for (const r of batch) {
       if (initOnly.has(r.hash)) continue
       bodies++
       const fresh = decodedText(r.boc)
       const stored: Array<string | null> = Number(r.nulls) > 0 ? [...r.values, null] : r.values
       if (isStale(stored, fresh)) {
-        hashes.push(r.hash)
-        values.push(fresh)
+        stale.push(r.hash)
+        pending.push({ hash: r.hash, value: fresh })
+        pendingBytes += r.hash.length + (fresh?.length ?? 0)
       }
     }
-    if (hashes.length > 0) {
-      // Pieces first: a crash after this leaves the values stale, so the next run finds them again.
-      await dropPieces(`body_hash IN ${strArray(hashes)}`)
-      await client.command({
-        query:
-          `ALTER TABLE ${target("message_contents")} UPDATE decoded = ` +
-          `transform(toString(hash), ${strArray(hashes)}, ${nullableStrArray(values)}, decoded) ` +
-          `WHERE hash IN ${strArray(hashes)}`,
-        clickhouse_settings: { ...BIG_QUERY, mutations_sync: "2" }
-      })
-      changed += hashes.length
-    }
+    // Pieces first: a crash after this leaves the values stale (the cursor has not passed them), so the next run
+    // finds them again; until rendered, these blocks are answered from the rows.
+    if (stale.length > 0) await dropPieces(`body_hash IN ${strArray(stale)}`)
     cursor = end
-    await record(client, version, "bodies", { cursor, bodies, changed })
+    if (pendingBytes >= updateBytes) await flush()
     say(
-      `redecode: ${bodies} bodies decoded, ${changed} changed, ${dropped.size} blocks' pages dropped ` +
+      `redecode: ${bodies} bodies decoded, ${changed + pending.length} changed, ${dropped.size} blocks' pages dropped ` +
         `(${((Date.now() - started) / 1000).toFixed(1)} s, ${cpu()})`
     )
   }
-  const rendered = await backfillTxPages(client)
+  await flush()
+  // Small insert batches: a whole store of dropped pages may be rendered here (the default batch is 20,000 rows).
+  const rendered = await backfillTxPages(client, { batchTxs: 2_000 })
   if (rendered.length > 0) say(`redecode: pages rendered again for ${rendered.length} masterchain blocks (${cpu()})`)
   await record(client, version, "done", { cursor, bodies, changed })
   say(

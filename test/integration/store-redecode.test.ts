@@ -53,8 +53,7 @@ const answers = async (): Promise<Map<string, string>> => {
   return out
 }
 
-const text = async (query: string): Promise<string> =>
-  (await ch.client.query({ query, format: "TabSeparated" })).text()
+const text = async (query: string): Promise<string> => (await ch.client.query({ query, format: "TabSeparated" })).text()
 
 /** The decoded columns and opcode names, in a fixed order. */
 const columns = async (): Promise<string> =>
@@ -74,11 +73,11 @@ const mutate = (query: string) => ch.client.command({ query, clickhouse_settings
  */
 const makeStale = async ({ bodiesOnly = false } = {}) => {
   await mutate(
-    "ALTER TABLE message_contents UPDATE decoded = if(cityHash64(hash) % 2 = 0, NULL, '{\"@type\":\"older\"}') " +
+    'ALTER TABLE message_contents UPDATE decoded = if(cityHash64(hash) % 2 = 0, NULL, \'{"@type":"older"}\') ' +
       "WHERE decoded IS NOT NULL"
   )
   if (!bodiesOnly) await staleNames()
-  const pieceOpcodes = bodiesOnly ? "v3" : "replaceAll(v3, '\"decoded_opcode\":\"', '\"decoded_opcode\":\"older_')"
+  const pieceOpcodes = bodiesOnly ? "v3" : 'replaceAll(v3, \'"decoded_opcode":"\', \'"decoded_opcode":"older_\')'
   await mutate(`ALTER TABLE tx_pages UPDATE v3 = replaceAll(${pieceOpcodes}, '"@type":"', '"@type":"older_') WHERE 1`)
 }
 
@@ -116,7 +115,8 @@ afterAll(async () => {
   await ch?.close()
 })
 
-const differing = (got: Map<string, string>) => [...got].filter(([url, body]) => fresh.get(url) !== body).map(([u]) => u)
+const differing = (got: Map<string, string>) =>
+  [...got].filter(([url, body]) => fresh.get(url) !== body).map(([u]) => u)
 
 describe("re-decode to this build's body decoder", () => {
   it("a store without a recorded version gets every stale value corrected and its pages rendered again", async () => {
@@ -151,6 +151,7 @@ describe("re-decode to this build's body decoder", () => {
     const stopped = await redecodeBodies(ch.client, {
       version: next,
       batchBytes,
+      updateBytes: 1,
       signal: controller.signal,
       onProgress: (l) => {
         if (l.includes("bodies decoded")) controller.abort()
@@ -170,8 +171,16 @@ describe("re-decode to this build's body decoder", () => {
     }
 
     const lines: Array<string> = []
-    const resumed = await redecodeBodies(ch.client, { version: next, batchBytes, onProgress: (l) => lines.push(l) })
-    expect(lines.some((l) => l.startsWith("redecode: resuming after ")), lines.join("\n")).toBe(true)
+    const resumed = await redecodeBodies(ch.client, {
+      version: next,
+      batchBytes,
+      updateBytes: 1,
+      onProgress: (l) => lines.push(l)
+    })
+    expect(
+      lines.some((l) => l.startsWith("redecode: resuming after ")),
+      lines.join("\n")
+    ).toBe(true)
     expect(resumed.outcome).toBe("redecoded")
     expect(resumed.bodies).toBeGreaterThan(stopped.bodies)
     expect(await columns()).toBe(freshColumns)

@@ -27,7 +27,9 @@ const fingerprintText = (): string => {
   const body = (cell: Cell) => {
     const op = cell.bits.length >= 32 ? cell.beginParse(true).preloadUint(32) : null
     const decoded = decodeBody(cell)
-    lines.push(`${cell.hash().toString("hex")}\t${opcodeName(op)}\t${decoded === null ? "null" : goJsonStringify(decoded)}`)
+    lines.push(
+      `${cell.hash().toString("hex")}\t${opcodeName(op)}\t${decoded === null ? "null" : goJsonStringify(decoded)}`
+    )
   }
   for (const c of marker.cases) body(Cell.fromBase64(c.boc))
   for (const b of fixtureBodies(path.join(fixtures, "real"))) body(b.cell)
