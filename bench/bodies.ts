@@ -4,15 +4,16 @@
 // numbers are printed, never asserted. Usage: npx tsx bench/bodies.ts [--rounds N] [--fast] (--fast installs the
 // faster @ton/core internals first, as the producer and the all-in-one job do).
 import { Cell } from "@ton/core"
-import { parseArgs } from "node:util"
+import { parseCli } from "../src/infra/cli.js"
 import { flattenBundles } from "../src/flatten/index.js"
 import { decodeBodyBoc } from "../src/ton/bodies/decode.js"
 import { installFastCellHash } from "../src/ton/fastHash.js"
 import { realBlockBundles } from "../test/unit/store/realBlocks.js"
 
-const { values: args } = parseArgs({
-  options: { rounds: { type: "string", default: "20" }, fast: { type: "boolean", default: false } }
-})
+const USAGE = `Usage: npx tsx bench/bodies.ts [--rounds N] [--fast]
+  --rounds N  rounds of flattening (default 20)
+  --fast      install the faster cell internals first, as the producer does`
+const args = parseCli({ rounds: { type: "string", default: "20" }, fast: { type: "boolean", default: false } }, USAGE)
 const rounds = Number(args.rounds)
 if (args.fast) installFastCellHash()
 const { bundles } = realBlockBundles()

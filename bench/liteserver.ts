@@ -7,7 +7,7 @@
 // Usage: npx tsx bench/liteserver.ts [--blocks 60] [--interval-ms 400] [--shards 8] [--tx 16] [--rps 0] [--prefetch 8]
 //   [--latency-ms 0]
 // Numbers are printed, never asserted.
-import { parseArgs } from "node:util"
+import { parseCli } from "../src/infra/cli.js"
 import { Effect, Exit, Scope } from "effect"
 import { parseDirect } from "../src/source/liteserver/addresses.js"
 import { makeLiteserverUpstream } from "../src/source/liteserver/Liteserver.js"
@@ -16,17 +16,17 @@ import { generateChain } from "../tools/fake/generate.js"
 import { withBlockFiles } from "../tools/fake/liteserver/blocks.js"
 import { startFakeLiteserver } from "../tools/fake/liteserver/server.js"
 
-const { values: args } = parseArgs({
-  options: {
-    blocks: { type: "string", default: "60" },
-    "interval-ms": { type: "string", default: "400" },
-    shards: { type: "string", default: "8" },
-    tx: { type: "string", default: "16" },
-    rps: { type: "string", default: "0" },
-    prefetch: { type: "string", default: "8" },
-    "latency-ms": { type: "string", default: "0" }
-  }
-})
+const USAGE = `Usage: npm run bench:liteserver -- [--blocks 60] [--interval-ms 400] [--shards 8] [--tx 16] [--rps 0] [--prefetch 8] [--latency-ms 0]
+  Pace of the liteserver source alone over a local liteserver; numbers are printed, never asserted.`
+const args = parseCli({
+  blocks: { type: "string", default: "60" },
+  "interval-ms": { type: "string", default: "400" },
+  shards: { type: "string", default: "8" },
+  tx: { type: "string", default: "16" },
+  rps: { type: "string", default: "0" },
+  prefetch: { type: "string", default: "8" },
+  "latency-ms": { type: "string", default: "0" }
+}, USAGE)
 const blocks = Number(args.blocks)
 const interval = Number(args["interval-ms"])
 const shards = Number(args.shards) as 1 | 2 | 4 | 8 | 16

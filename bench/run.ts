@@ -11,7 +11,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import os from "node:os"
 import path from "node:path"
 import { fileURLToPath } from "node:url"
-import { parseArgs } from "node:util"
+import { parseCli } from "../src/infra/cli.js"
 
 import { outputKey, type Manifest } from "../tools/gen/generate.js"
 
@@ -25,14 +25,14 @@ interface Step {
   readonly env?: Readonly<Record<string, string>>
 }
 
-const { values } = parseArgs({
-  options: {
-    only: { type: "string" },
-    "no-write": { type: "boolean", default: false },
-    "gen-txs": { type: "string", default: "200000" },
-    "gen-base": { type: "string", default: "4000" }
-  }
-})
+const USAGE = `Usage: npm run bench -- [--only NAME[,NAME]] [--no-write] [--gen-txs 200000] [--gen-base 4000]
+  Runs the benchmarks and regenerates BENCHMARKS.md (--no-write: print only).`
+const values = parseCli({
+  only: { type: "string" },
+  "no-write": { type: "boolean", default: false },
+  "gen-txs": { type: "string", default: "200000" },
+  "gen-base": { type: "string", default: "4000" }
+}, USAGE)
 
 const genDir = mkdtempSync(path.join(os.tmpdir(), "bench-gen-"))
 // The million-transaction chain and the store built from it are cached under .cache and reused by later runs.

@@ -19,7 +19,7 @@ import {
 import { once } from "node:events"
 import { tmpdir } from "node:os"
 import { basename, dirname, join, resolve } from "node:path"
-import { parseArgs } from "node:util"
+import { parseCli } from "../src/infra/cli.js"
 import { ClickHouse } from "../src/clickhouse/ClickHouse.js"
 import { migrate } from "../src/clickhouse/migrations.js"
 import { BatchBuffer, estimateRows } from "../src/consumer/buffer.js"
@@ -31,14 +31,14 @@ import { ClickHouseSink } from "../src/sink/ClickHouseSink.js"
 import { valueDigest } from "../src/sink/tokens.js"
 import { repoRoot } from "../src/infra/kafkaBroker.js"
 
-const { values: args } = parseArgs({
-  options: {
-    "gen-dir": { type: "string", default: resolve(repoRoot, ".cache/gen/s1-n60000-b16000-w2-l2-m100-v2") },
-    txs: { type: "string", default: "0" },
-    "batch-rows": { type: "string", default: "50000" },
-    "batch-bytes": { type: "string", default: "0" }
-  }
-})
+const USAGE = `Usage: npx tsx bench/sink.ts [--gen-dir DIR] [--txs N] [--batch-rows N] [--batch-bytes N]
+  The consumer's ClickHouse side alone over a generated chain; numbers are printed, never asserted.`
+const args = parseCli({
+  "gen-dir": { type: "string", default: resolve(repoRoot, ".cache/gen/s1-n60000-b16000-w2-l2-m100-v2") },
+  txs: { type: "string", default: "0" },
+  "batch-rows": { type: "string", default: "50000" },
+  "batch-bytes": { type: "string", default: "0" }
+}, USAGE)
 const genDir = resolve(args["gen-dir"])
 const maxTxs = Number(args.txs) || Number.POSITIVE_INFINITY
 const batchRows = Number(args["batch-rows"])

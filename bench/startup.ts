@@ -9,13 +9,15 @@ import { spawn } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { cpus, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
-import { parseArgs } from "node:util"
+import { parseCli } from "../src/infra/cli.js"
 import { repoRoot } from "../src/infra/paths.js"
 import { startLocalKafka } from "../src/infra/kafkaBroker.js"
 import { startFakeToncenter } from "../tools/fake/server.js"
 import { freePortPair } from "../tools/ports.js"
 
-const { values: args } = parseArgs({ options: { rounds: { type: "string", default: "1" } } })
+const USAGE = `Usage: npm run bench:startup -- [--rounds 1]
+  Start-up time and CPU of the runnables; numbers are printed, never asserted.`
+const args = parseCli({ rounds: { type: "string", default: "1" } }, USAGE)
 
 const CLOCK_TICKS = 100
 
