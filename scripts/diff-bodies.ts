@@ -6,6 +6,7 @@
 //                                                        fixtures, the bodies of tools/markerParity/constructed.ts
 //                                                        (and of a generated chain's bundles) and compare
 //   npm run diff:bodies -- --cli PATH --fuzz N [--seed S]   the same with N random bodies of tools/markerParity/fuzzed.ts
+//   npm run diff:bodies -- --cli PATH --mutate N [--seed S] the same with N damaged copies of those bodies
 //   npm run diff:bodies -- --fixture FILE --save-cases /dev/null     (--save-cases writes every case it compared)
 //   npm run diff:bodies -- --cli PATH [--gen DIR] --record FILE [--per-kind N] [--provenance JSON]
 //                                                        the same, then write the N smallest cases of each
@@ -30,7 +31,7 @@ import {
   opcodeHex
 } from "../tools/markerParity/parity.js"
 import { constructedBodies } from "../tools/markerParity/constructed.js"
-import { fuzzedBodies } from "../tools/markerParity/fuzzed.js"
+import { fuzzedBodies, mutatedBodies } from "../tools/markerParity/fuzzed.js"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const DEFAULT_FIXTURE = path.join(here, "../test/fixtures/ton/marker/marker-outputs.json")
@@ -40,6 +41,7 @@ const { values } = parseArgs({
     cli: { type: "string" },
     gen: { type: "string", multiple: true, default: [] },
     fuzz: { type: "string", default: "0" },
+    mutate: { type: "string", default: "0" },
     seed: { type: "string", default: "1" },
     record: { type: "string" },
     "per-kind": { type: "string", default: "3" },
@@ -89,6 +91,9 @@ if (values.cli !== undefined) {
     ...values.gen!.flatMap((d) => generatedBodies(d)),
     ...fuzzedBodies(Number(values.fuzz), Number(values.seed))
   ]
+  // Damaged copies of the fixture and constructed bodies (small ones: a mutated BOC goes on the command line).
+  const small = bodies.filter((b) => b.cell.bits.length >= 32).map((b) => b.cell).filter((c) => bodyBoc(c).length < 3000)
+  bodies.push(...mutatedBodies(small, Number(values.mutate), Number(values.seed)))
   console.log(`running ${values.cli} over ${bodies.length} distinct bodies`)
   cases = runCli(values.cli, bodies)
 } else {

@@ -245,6 +245,16 @@ export const constructedBodies = (): Array<{ source: string; cell: Cell }> => {
   add("jetton_notify, sender with an anycast of depth 31", anycastNotify(31))
   add("jetton_notify, sender with an anycast of depth 0", anycastNotify(0))
   const library = beginCell().storeUint(2, 8).storeBuffer(Buffer.alloc(32, 9)).endCell({ exotic: true })
+  // A v5 request its counted parser cannot read: the marker's line is not JSON, so the whole body is null, also
+  // when the request is only a jetton transfer's forward payload.
+  const brokenW5 = beginCell().storeUint(0x7369676e, 32).storeUint(1, 32).storeUint(2, 32).storeUint(3, 32).storeBit(1).storeBit(0).storeRef(beginCell().storeUint(5, 8).endCell()).endCell()
+  add("v5 external request whose actions do not read", brokenW5)
+  add("jetton_transfer whose forward payload is a v5 request that does not read", transfer(null, (b) => b.storeBit(1).storeRef(brokenW5)))
+  // A v5 request whose extended actions reach a library cell: the marker fails opening it, its line is "unknown",
+  // and nested, the payload stays a BOC.
+  const w5ToLibrary = beginCell().storeUint(0x7369676e, 32).storeUint(1, 32).storeUint(2, 32).storeUint(3, 32).storeBit(0).storeBit(1).storeUint(2, 8).storeRef(library).endCell()
+  add("v5 external request whose extended actions reach a library cell", w5ToLibrary)
+  add("jetton_transfer whose forward payload is that v5 request", transfer(null, (b) => b.storeBit(1).storeRef(w5ToLibrary)))
   add("signed body whose ref is a library cell", beginCell().storeBuffer(signature).storeRef(library).endCell())
   add("unknown opcode whose first ref is a library cell", beginCell().storeUint(0x12345678, 32).storeRef(library).endCell())
   return out

@@ -7,12 +7,17 @@
  */
 import { Address, beginCell, type Builder, type Cell, storeMessageRelaxed } from "@ton/core"
 
-export const fuzzedBodies = (count: number, seed0: number): Array<{ source: string; cell: Cell }> => {
+/** A deterministic generator of numbers in [0, 1) for a seed. */
+const generator = (seed0: number) => {
   let seed = seed0 >>> 0
-  const rnd = () => {
+  return () => {
     seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff
     return seed / 0x7fffffff
   }
+}
+
+export const fuzzedBodies = (count: number, seed0: number): Array<{ source: string; cell: Cell }> => {
+  const rnd = generator(seed0)
   const ri = (n: number) => Math.floor(rnd() * n)
   const pick = <T>(a: ReadonlyArray<T>): T => a[ri(a.length)]!
   const hash = () => Buffer.from(Array.from({ length: 32 }, () => ri(256)))
@@ -109,6 +114,40 @@ export const fuzzedBodies = (count: number, seed0: number): Array<{ source: stri
     } catch {
       // A template that overflows a cell (1023 bits, 4 refs) is skipped.
     }
+  }
+  return out
+}
+
+/**
+ * Bodies of `sources` damaged at random: after the opcode, one bit in sixty flipped; sometimes cut short, a byte of
+ * noise appended, a ref dropped; refs (three levels deep) damaged the same way. Reaches every layout of the sources
+ * near the edges where it stops reading. `npm run diff:bodies -- --cli PATH --mutate N [--seed S]`.
+ */
+export const mutatedBodies = (
+  sources: ReadonlyArray<Cell>,
+  count: number,
+  seed0: number
+): Array<{ source: string; cell: Cell }> => {
+  const rnd = generator(seed0)
+  const ri = (n: number) => Math.floor(rnd() * n)
+  const usable = sources.filter((c) => c.bits.length >= 32 && !c.isExotic)
+  const mutate = (c: Cell, depth: number): Cell => {
+    const s = c.beginParse(true)
+    const bits = s.loadBits(s.remainingBits)
+    const b = beginCell()
+    const cut = ri(6) === 0 ? ri(bits.length + 1) : bits.length
+    for (let i = 0; i < cut; i++) b.storeBit(i >= 32 && ri(60) === 0 ? !bits.at(i) : bits.at(i))
+    if (ri(8) === 0 && b.availableBits > 0) b.storeUint(ri(256) & ((1 << Math.min(8, b.availableBits)) - 1), Math.min(8, b.availableBits))
+    for (const r of c.refs) {
+      if (ri(12) === 0) continue
+      b.storeRef(r.isExotic || depth >= 3 || ri(3) !== 0 ? r : mutate(r, depth + 1))
+    }
+    return b.endCell()
+  }
+  const out: Array<{ source: string; cell: Cell }> = []
+  if (usable.length === 0) return out
+  for (let i = 0; i < count; i++) {
+    out.push({ source: `mutated (seed ${seed0}) #${i}`, cell: mutate(usable[ri(usable.length)]!, 0) })
   }
   return out
 }

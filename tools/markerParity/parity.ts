@@ -3,9 +3,9 @@
  * which runs the same `decode_boc_recursive` and `decode_opcode` as the library the v3 API links).
  *
  * The marker prints one line per request: a JSON object, or a line starting with "unknown" when it does not decode.
- * The API (ton-index-go's detect/marker.go) serves an "unknown…" line as null, a top-level text comment as
- * {"@type":"text_comment","comment":…,"type":"text_comment"} (Go's map marshalling, keys sorted), and every other
- * object as the marker printed it, field order kept. `markerAsServed` applies those rules, so a recorded line and
+ * The API (ton-index-go's detect/marker.go) serves an "unknown…" line, and one that is not JSON, as null, a top-level
+ * text comment as {"@type":"text_comment","comment":…,"type":"text_comment"} (Go's map marshalling, keys sorted), and
+ * every other object as the marker printed it, field order kept. `markerAsServed` applies those rules, so a recorded line and
  * our `decodeBody` are compared exactly as the API would serve them: same keys, same order, same strings.
  */
 import { Cell, loadTransaction } from "@ton/core"
@@ -38,7 +38,13 @@ type Json = null | string | number | boolean | ReadonlyArray<Json> | { readonly 
 /** The `decoded` value the API serves for a marker line (detect/marker.go's rules). */
 export const markerAsServed = (line: string): Json => {
   if (line.startsWith("unknown")) return null
-  const v = JSON.parse(line) as Json
+  let v: Json
+  try {
+    v = JSON.parse(line) as Json
+  } catch {
+    // A line that is not JSON (a v5 request its parser failed half-way) is logged and left null by marker.go.
+    return null
+  }
   if (v !== null && typeof v === "object" && !Array.isArray(v)) {
     const o = v as { readonly [k: string]: Json }
     if (o["@type"] === "text_comment" && typeof o["text"] === "string") {

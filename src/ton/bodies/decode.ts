@@ -70,8 +70,11 @@ const chainDepth = (root: Cell | null): number => {
 
 const W5_NAMES = new Set(["w5_internal_signed_request", "w5_external_signed_request", "w5_extension_action_request"])
 
-/** The action counts a W5 body's snake lists hold, which TL-B alone cannot know. */
-const w5Counts = (cell: Cell, extension: boolean): [number, number] => {
+/**
+ * The action counts a W5 body's snake lists hold, which TL-B alone cannot know; null when the extended actions'
+ * chain reaches an exotic cell, which the marker opens as an ordinary one and fails on (its line is "unknown").
+ */
+const w5Counts = (cell: Cell, extension: boolean): [number, number] | null => {
   const s = cell.beginParse(true)
   s.skip(32 + (extension ? 64 : 96))
   const hasOut = s.loadBit()
@@ -84,7 +87,9 @@ const w5Counts = (cell: Cell, extension: boolean): [number, number] => {
     let cur: Slice = s
     while (cur.remainingRefs > 0) {
       ext++
-      cur = cur.loadRef().beginParse(true)
+      const next = cur.loadRef()
+      if (next.isExotic) return null
+      cur = next.beginParse()
     }
   }
   return [out, ext - 1]
@@ -108,17 +113,36 @@ const preprocessedV2 = (cell: Cell, inner: Cell): TlbJson | null => {
   return n > 0 ? fullyRead(cell, "PreprocessedWalletV2MsgBody", [n]) : null
 }
 
+/**
+ * Thrown when the marker's output for a body is not JSON: a v5 or highload-v3 internal request that its counted
+ * parser fails to read leaves that parser's unfinished output in place (special.cpp resets it only for the
+ * wallet layouts), so the line is never valid JSON, and ton-index-go serves null for the whole body, also when
+ * the request is nested (its text is spliced into the enclosing JSON).
+ */
+const INVALID_OUTPUT: unique symbol = Symbol("invalid marker output")
+
+const orInvalid = (v: TlbJson | null): TlbJson => {
+  if (v === null) throw INVALID_OUTPUT
+  return v
+}
+
 /** Bodies read by code that knows counts (wallets), tried before the scheme's opcode constructors. */
 const special = (cell: Cell, name: string | null): TlbJson | null | undefined => {
   if (name !== null && W5_NAMES.has(name)) {
-    return attempt(() => {
-      const [m, n] = w5Counts(cell, name === "w5_extension_action_request")
-      return interpreter.typed("W5MsgBody", [m, n], new Map(), cell.beginParse(true))
-    })
+    let counts: [number, number] | null
+    try {
+      counts = w5Counts(cell, name === "w5_extension_action_request")
+    } catch {
+      // Too short for the fields before the actions: the counted parser fails below.
+      counts = [0, 0]
+    }
+    if (counts === null) return null
+    const [m, n] = counts
+    return orInvalid(attempt(() => interpreter.typed("W5MsgBody", [m, n], new Map(), cell.beginParse(true))))
   }
   if (name === "highload_v3_internal_request") {
     const n = chainDepth(cell.refs[0] ?? null)
-    return attempt(() => interpreter.typed("HighloadV3InternalRequest", [n], new Map(), cell.beginParse(true)))
+    return orInvalid(attempt(() => interpreter.typed("HighloadV3InternalRequest", [n], new Map(), cell.beginParse(true))))
   }
   if (name === null) {
     // Each layout must be read to the last bit, so its exact size rules most bodies out before any parsing:
@@ -216,6 +240,15 @@ const expandLeaf = (v: TlbJson, depth: number, seen: Expanded): DecodedBody => {
 
 /** `message_content.decoded` of a body, or null when toncenter would not decode it. */
 export const decodeBody = (body: Cell): DecodedBody | null => {
+  try {
+    return decodeValid(body)
+  } catch (e) {
+    if (e === INVALID_OUTPUT) return null
+    throw e
+  }
+}
+
+const decodeValid = (body: Cell): DecodedBody | null => {
   const top = decodeOne(body)
   if (top === null) return null
   const full = expand(top, 0)

@@ -20,8 +20,9 @@ const fixture = JSON.parse(
 ) as MarkerFixture
 
 describe("the marker's lines as the API serves them", () => {
-  it("an unknown line is null; a top-level text comment gets the back-compatible shape; others are kept as printed", () => {
+  it("an unknown line or one that is not JSON is null; a top-level text comment gets the back-compatible shape; others are kept as printed", () => {
     expect(markerAsServed("unknown: no parser succeeded")).toBeNull()
+    expect(markerAsServed('{"@type":"w5_external_signed_request","request":{"@type":"w5_external_signed_request"}')).toBeNull()
     expect(markerAsServed('{"@type":"text_comment","text":"hi"}')).toEqual({
       "@type": "text_comment",
       comment: "hi",
