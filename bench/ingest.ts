@@ -13,7 +13,7 @@
 // consumer's ClickHouse data directory there (reused as is when it already holds the whole chain), which is how the
 // API benchmark gets its million-transaction store. Numbers are printed, never asserted.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { parseArgs } from "node:util"
@@ -72,6 +72,40 @@ const noteNode = (name: string, m: Map<string, number>) => {
 /** CPU seconds (user + system) each process used, last sample before it exited. */
 const cpuSeconds = new Map<string, number>()
 const CLOCK_TICKS = 100
+/** CPU seconds per thread name (/proc/<pid>/task/<tid>/comm) of the pipeline processes, last sample. */
+const threadCpu = new Map<string, Map<string, number>>()
+const sampleThreads = (name: string, pid: number) => {
+  const byTid = new Map<string, [string, number]>()
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8")
+        const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")).replace(/[0-9]+$/, "#")
+        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+        byTid.set(tid, [comm, (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS])
+      } catch {
+        // the thread ended between listing and reading
+      }
+    }
+  } catch {
+    return
+  }
+  const seen = threadCpuTids.get(name) ?? new Map<string, [string, number]>()
+  for (const [tid, v] of byTid) seen.set(tid, v)
+  threadCpuTids.set(name, seen)
+  // Threads of one name told apart by their start order (the main thread is the first "node").
+  const sums = new Map<string, number>()
+  const nth = new Map<string, number>()
+  for (const [tid, [comm, sec]] of [...seen].sort((a, b) => Number(a[0]) - Number(b[0]))) {
+    const k = nth.get(comm) ?? 0
+    nth.set(comm, k + 1)
+    const label = comm === "node" ? (k === 0 ? "main" : `node#${k}`) : comm
+    sums.set(label, (sums.get(label) ?? 0) + sec)
+    void tid
+  }
+  threadCpu.set(name, sums)
+}
+const threadCpuTids = new Map<string, Map<string, [string, number]>>()
 const watched = new Map<string, () => number | undefined>()
 
 /** VmHWM is the kernel's record of the peak resident set; sampled until the process is gone. */
@@ -86,6 +120,7 @@ const sampleRss = () => {
       const stat = readFileSync(`/proc/${p}/stat`, "utf8")
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
       cpuSeconds.set(name, (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS)
+      if (name === "producer" || name === "consumer") sampleThreads(name, p)
     } catch {
       // the process exited between samples; its last sample stands
     }
@@ -287,6 +322,9 @@ const main = async () => {
       METRICS_PORT: String(consumerPort)
     })
     while ((await scrape(consumerPort)).size === 0) await sleep(200)
+    // CPU the broker and the consumer spent before the clock (JVM and engine start-up, migrations): set apart.
+    sampleRss()
+    const cpuAtStart = new Map(cpuSeconds)
     const start = Date.now()
     const producer = child("producer", "pipelines/producer.ts", {
       ...common,
@@ -361,6 +399,8 @@ const main = async () => {
     const pCpu = cpuSeconds.get("producer") ?? NaN
     const cCpu = cpuSeconds.get("consumer") ?? NaN
     const kCpu = cpuSeconds.get("kafka broker (JVM)") ?? NaN
+    const kStart = cpuAtStart.get("kafka broker (JVM)") ?? NaN
+    const cStart = cpuAtStart.get("consumer") ?? NaN
     const decodeCpu = stage(producerMetrics, "decode")
     const produceCpu = stage(producerMetrics, "record_encode") + codecCpu(producerMetrics, "compress")
     const consumeCpu = stage(consumerMetrics, "kafka_consume") + codecCpu(consumerMetrics, "decompress")
@@ -374,6 +414,9 @@ const main = async () => {
       `CPU per transaction, end-to-end run (user+system; start-up included):`,
       `  producer ${perTx(pCpu)}   consumer ${perTx(cCpu)}   broker ${perTx(kCpu)}   ` +
         `all three ${perTx(pCpu + cCpu + kCpu)} (2 cores allow ${(2000 / rate).toFixed(3)} ms/tx at this rate)`,
+      `  after the clock started (broker and consumer start-up set apart: ${kStart.toFixed(1)} s, ${cStart.toFixed(1)} s of CPU):`,
+      `  producer ${perTx(pCpu)}   consumer ${perTx(cCpu - cStart)}   broker ${perTx(kCpu - kStart)}   ` +
+        `all three ${perTx(pCpu + cCpu - cStart + kCpu - kStart)}`,
       `  by stage (from the processes' metrics; "rest" is the process's CPU outside the measured stages):`,
       `    producer  fetch + rest      ${perTx(pCpu - decodeCpu - produceCpu)}  (HTTP, toncenter JSON, kafkajs protocol, runtime, GC, start-up)`,
       `    producer  decode            ${perTx(decodeCpu)}  (worker threads)`,
@@ -384,6 +427,15 @@ const main = async () => {
       `    consumer  encode            ${perTx(encodeCpu)}`,
       `    consumer  clickhouse insert ${perTx(insertCpu)}  (process CPU while the engine inserts)`,
       `    consumer  rest              ${perTx(cCpu - consumeCpu - flattenCpu - encodeCpu - insertCpu)}  (kafkajs, trace ids, dedup lookups, runtime, GC, start-up)`,
+      ...[...threadCpu].map(
+        ([proc, sums]) =>
+          `  ${proc} CPU by thread: ` +
+          [...sums]
+            .sort((a, b) => b[1] - a[1])
+            .filter(([, sec]) => sec >= 0.05)
+            .map(([comm, sec]) => `${comm} ${perTx(sec).trim()}`)
+            .join(", ")
+      ),
       `  kafka bytes produced: ${(rawBytes / txs).toFixed(0)} B/tx uncompressed, ${(wireBytes / txs).toFixed(0)} B/tx as ${codec} ` +
         `(bundle + transaction records; ratio ${(rawBytes / wireBytes).toFixed(2)})`
     ]
