@@ -401,6 +401,8 @@ const main = async () => {
     const kCpu = cpuSeconds.get("kafka broker (JVM)") ?? NaN
     const kStart = cpuAtStart.get("kafka broker (JVM)") ?? NaN
     const cStart = cpuAtStart.get("consumer") ?? NaN
+    // The fake upstream serves from this process: its CPU after the clock is what answering the producer cost.
+    const fakeCpu = (cpuSeconds.get("bench (fake toncenter)") ?? NaN) - (cpuAtStart.get("bench (fake toncenter)") ?? NaN)
     const decodeCpu = stage(producerMetrics, "decode")
     const produceCpu = stage(producerMetrics, "record_encode") + codecCpu(producerMetrics, "compress")
     const consumeCpu = stage(consumerMetrics, "kafka_consume") + codecCpu(consumerMetrics, "decompress")
@@ -416,7 +418,7 @@ const main = async () => {
         `all three ${perTx(pCpu + cCpu + kCpu)} (2 cores allow ${(2000 / rate).toFixed(3)} ms/tx at this rate)`,
       `  after the clock started (broker and consumer start-up set apart: ${kStart.toFixed(1)} s, ${cStart.toFixed(1)} s of CPU):`,
       `  producer ${perTx(pCpu)}   consumer ${perTx(cCpu - cStart)}   broker ${perTx(kCpu - kStart)}   ` +
-        `all three ${perTx(pCpu + cCpu - cStart + kCpu - kStart)}`,
+        `all three ${perTx(pCpu + cCpu - cStart + kCpu - kStart)}   (fake toncenter serving ${perTx(fakeCpu).trim()})`,
       `  by stage (from the processes' metrics; "rest" is the process's CPU outside the measured stages):`,
       `    producer  fetch + rest      ${perTx(pCpu - decodeCpu - produceCpu)}  (HTTP, toncenter JSON, kafkajs protocol, runtime, GC, start-up)`,
       `    producer  decode            ${perTx(decodeCpu)}  (worker threads)`,
