@@ -2,8 +2,10 @@
 // producer process -> local Kafka -> consumer process -> embedded ClickHouse. Prints, in one run: the decode ceiling
 // (the producer's decoder over every transaction of the chain, one thread, per CPU-second), the Kafka record size and
 // what each codec (gzip, lz4, zstd) makes of it, end-to-end transactions per second and its ratio to twice the
-// ceiling (2 cores), CPU per transaction per process (producer, consumer, broker) and per stage (from the processes'
-// own metrics: ton_stage_cpu_seconds_total, ton_kafka_codec_cpu_seconds), and the peak RSS of every process.
+// ceiling (2 cores), CPU per transaction per process (producer, consumer, broker; whole, and after the clock started so
+// that the broker's and the consumer's start-up stand apart; the fake upstream's serving too), per thread of the
+// producer and consumer (/proc/<pid>/task) and per stage (from the processes' own metrics: ton_stage_cpu_seconds_total,
+// ton_kafka_codec_cpu_seconds), and the peak RSS of every process.
 // Usage: npm run bench:ingest -- [--mc 60] [--tx 30] [--seed 42] | [--gen-dir DIR] [--store DIR] [--solo false]
 // [--codec none|gzip|lz4|zstd] (KAFKA_COMPRESSION of the producer; default the project's) [--runtime node|tsx]
 // (node: the compiled runnables, as `npm run producer` starts them, built first when stale; tsx: the sources)

@@ -67,9 +67,14 @@ export class CompactRowEncoder {
 
 /** Raw tab, newline, carriage return or backslash: what TabSeparated must escape inside a value. */
 const TSV_SPECIAL = /[\\\t\n\r]/
-const TSV_ESCAPES: Readonly<Record<string, string>> = { "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r", "'": "\\'" }
-const tsvString = (s: string): string =>
-  TSV_SPECIAL.test(s) ? s.replace(/[\\\t\n\r]/g, (c) => TSV_ESCAPES[c]!) : s
+const TSV_ESCAPES: Readonly<Record<string, string>> = {
+  "\\": "\\\\",
+  "\t": "\\t",
+  "\n": "\\n",
+  "\r": "\\r",
+  "'": "\\'"
+}
+const tsvString = (s: string): string => (TSV_SPECIAL.test(s) ? s.replace(/[\\\t\n\r]/g, (c) => TSV_ESCAPES[c]!) : s)
 /**
  * An element of Array(String) as TabSeparated writes it: `'a'` with quote, backslash, tab and line breaks escaped
  * (the array's text is read as it is, without a second TabSeparated escaping on top).

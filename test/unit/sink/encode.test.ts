@@ -49,8 +49,7 @@ describe("CompactRowEncoder", () => {
 })
 
 /** TabSeparated as ClickHouse reads it: fields split on raw tabs, escapes undone, Array(String) from its quoted text. */
-const unescape = (s: string) =>
-  s.replace(/\\(.)/g, (_, c: string) => ({ t: "\t", n: "\n", r: "\r" })[c] ?? c)
+const unescape = (s: string) => s.replace(/\\(.)/g, (_, c: string) => ({ t: "\t", n: "\n", r: "\r" })[c] ?? c)
 const readArray = (s: string): Array<string> => {
   expect(s.startsWith("[") && s.endsWith("]")).toBe(true)
   const out: Array<string> = []
@@ -58,7 +57,12 @@ const readArray = (s: string): Array<string> => {
   for (const m of s.slice(1, -1).matchAll(re)) out.push(unescape(m[1]!))
   return out
 }
-const decodeTsv = (columns: ReadonlyArray<string>, body: Buffer, arrays: ReadonlySet<string>, numbers: ReadonlySet<string>) => {
+const decodeTsv = (
+  columns: ReadonlyArray<string>,
+  body: Buffer,
+  arrays: ReadonlySet<string>,
+  numbers: ReadonlySet<string>
+) => {
   const text = body.toString("utf8")
   expect(text.endsWith("\n")).toBe(true)
   return text
@@ -85,13 +89,17 @@ describe("TsvRowEncoder", () => {
     const { columns, body, rows: n } = encoder.finish()
     expect(n).toBe(rows.length)
     expect(columns).toEqual(Object.keys(rows[0]!))
-    const numbers = new Set(Object.entries(rows[0]!).filter(([, v]) => typeof v === "number").map(([k]) => k))
+    const numbers = new Set(
+      Object.entries(rows[0]!)
+        .filter(([, v]) => typeof v === "number")
+        .map(([k]) => k)
+    )
     expect(decodeTsv(columns, body, new Set(["book"]), numbers)).toEqual(JSON.parse(JSON.stringify(rows)))
   })
 
   it("escapes backslashes, tabs, line breaks and, inside arrays, quotes", () => {
     const encoder = new TsvRowEncoder("t")
-    const row = { n: 7, s: 'a\\b\tc\nd\re"f\'g', book: ["0:AB", "x'y\\z\t"] }
+    const row = { n: 7, s: "a\\b\tc\nd\re\"f'g", book: ["0:AB", "x'y\\z\t"] }
     encoder.add(row)
     const { columns, body } = encoder.finish()
     expect(body.toString("utf8")).toBe("7\ta\\\\b\\tc\\nd\\re\"f'g\t['0:AB','x\\'y\\\\z\\t']\n")
