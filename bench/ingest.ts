@@ -95,15 +95,18 @@ const sampleThreads = (name: string, pid: number) => {
   const seen = threadCpuTids.get(name) ?? new Map<string, [string, number]>()
   for (const [tid, v] of byTid) seen.set(tid, v)
   threadCpuTids.set(name, seen)
-  // Threads of one name told apart by their start order (the main thread is the first "node").
+  // The main thread is the one whose id is the process's (a library may rename it); other threads of one name are
+  // told apart by their start order.
   const sums = new Map<string, number>()
   const nth = new Map<string, number>()
   for (const [tid, [comm, sec]] of [...seen].sort((a, b) => Number(a[0]) - Number(b[0]))) {
-    const k = nth.get(comm) ?? 0
-    nth.set(comm, k + 1)
-    const label = comm === "node" ? (k === 0 ? "main" : `node#${k}`) : comm
+    let label = "main"
+    if (tid !== String(pid)) {
+      const k = (nth.get(comm) ?? 0) + 1
+      nth.set(comm, k)
+      label = comm === "node" ? `node#${k}` : comm
+    }
     sums.set(label, (sums.get(label) ?? 0) + sec)
-    void tid
   }
   threadCpu.set(name, sums)
 }
