@@ -2,8 +2,10 @@
 // producer process -> local Kafka -> consumer process -> embedded ClickHouse. Prints, in one run: the decode ceiling
 // (the producer's decoder over every transaction of the chain, one thread, per CPU-second), the Kafka record size and
 // what each codec (gzip, lz4, zstd) makes of it, end-to-end transactions per second and its ratio to twice the
-// ceiling (2 cores), CPU per transaction per process (producer, consumer, broker) and per stage (from the processes'
-// own metrics: ton_stage_cpu_seconds_total, ton_kafka_codec_cpu_seconds), and the peak RSS of every process.
+// ceiling (2 cores), CPU per transaction per process (producer, consumer, broker; whole, and after the clock started so
+// that the broker's and the consumer's start-up stand apart; the fake upstream's serving too), per thread of the
+// producer and consumer (/proc/<pid>/task) and per stage (from the processes' own metrics: ton_stage_cpu_seconds_total,
+// ton_kafka_codec_cpu_seconds), and the peak RSS of every process.
 // Usage: npm run bench:ingest -- [--mc 60] [--tx 30] [--seed 42] | [--gen-dir DIR] [--store DIR] [--solo false]
 // [--codec none|gzip|lz4|zstd] (KAFKA_COMPRESSION of the producer; default the project's) [--runtime node|tsx]
 // (node: the compiled runnables, as `npm run producer` starts them, built first when stale; tsx: the sources)
@@ -13,7 +15,7 @@
 // consumer's ClickHouse data directory there (reused as is when it already holds the whole chain), which is how the
 // API benchmark gets its million-transaction store. Numbers are printed, never asserted.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { parseArgs } from "node:util"
@@ -72,6 +74,43 @@ const noteNode = (name: string, m: Map<string, number>) => {
 /** CPU seconds (user + system) each process used, last sample before it exited. */
 const cpuSeconds = new Map<string, number>()
 const CLOCK_TICKS = 100
+/** CPU seconds per thread name (/proc/<pid>/task/<tid>/comm) of the pipeline processes, last sample. */
+const threadCpu = new Map<string, Map<string, number>>()
+const sampleThreads = (name: string, pid: number) => {
+  const byTid = new Map<string, [string, number]>()
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8")
+        const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")).replace(/[0-9]+$/, "#")
+        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+        byTid.set(tid, [comm, (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS])
+      } catch {
+        // the thread ended between listing and reading
+      }
+    }
+  } catch {
+    return
+  }
+  const seen = threadCpuTids.get(name) ?? new Map<string, [string, number]>()
+  for (const [tid, v] of byTid) seen.set(tid, v)
+  threadCpuTids.set(name, seen)
+  // The main thread is the one whose id is the process's (a library may rename it); other threads of one name are
+  // told apart by their start order.
+  const sums = new Map<string, number>()
+  const nth = new Map<string, number>()
+  for (const [tid, [comm, sec]] of [...seen].sort((a, b) => Number(a[0]) - Number(b[0]))) {
+    let label = "main"
+    if (tid !== String(pid)) {
+      const k = (nth.get(comm) ?? 0) + 1
+      nth.set(comm, k)
+      label = comm === "node" ? `node#${k}` : comm
+    }
+    sums.set(label, (sums.get(label) ?? 0) + sec)
+  }
+  threadCpu.set(name, sums)
+}
+const threadCpuTids = new Map<string, Map<string, [string, number]>>()
 const watched = new Map<string, () => number | undefined>()
 
 /** VmHWM is the kernel's record of the peak resident set; sampled until the process is gone. */
@@ -86,6 +125,7 @@ const sampleRss = () => {
       const stat = readFileSync(`/proc/${p}/stat`, "utf8")
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
       cpuSeconds.set(name, (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS)
+      if (name === "producer" || name === "consumer") sampleThreads(name, p)
     } catch {
       // the process exited between samples; its last sample stands
     }
@@ -287,6 +327,9 @@ const main = async () => {
       METRICS_PORT: String(consumerPort)
     })
     while ((await scrape(consumerPort)).size === 0) await sleep(200)
+    // CPU the broker and the consumer spent before the clock (JVM and engine start-up, migrations): set apart.
+    sampleRss()
+    const cpuAtStart = new Map(cpuSeconds)
     const start = Date.now()
     const producer = child("producer", "pipelines/producer.ts", {
       ...common,
@@ -361,6 +404,10 @@ const main = async () => {
     const pCpu = cpuSeconds.get("producer") ?? NaN
     const cCpu = cpuSeconds.get("consumer") ?? NaN
     const kCpu = cpuSeconds.get("kafka broker (JVM)") ?? NaN
+    const kStart = cpuAtStart.get("kafka broker (JVM)") ?? NaN
+    const cStart = cpuAtStart.get("consumer") ?? NaN
+    // The fake upstream serves from this process: its CPU after the clock is what answering the producer cost.
+    const fakeCpu = (cpuSeconds.get("bench (fake toncenter)") ?? NaN) - (cpuAtStart.get("bench (fake toncenter)") ?? NaN)
     const decodeCpu = stage(producerMetrics, "decode")
     const produceCpu = stage(producerMetrics, "record_encode") + codecCpu(producerMetrics, "compress")
     const consumeCpu = stage(consumerMetrics, "kafka_consume") + codecCpu(consumerMetrics, "decompress")
@@ -374,6 +421,9 @@ const main = async () => {
       `CPU per transaction, end-to-end run (user+system; start-up included):`,
       `  producer ${perTx(pCpu)}   consumer ${perTx(cCpu)}   broker ${perTx(kCpu)}   ` +
         `all three ${perTx(pCpu + cCpu + kCpu)} (2 cores allow ${(2000 / rate).toFixed(3)} ms/tx at this rate)`,
+      `  after the clock started (broker and consumer start-up set apart: ${kStart.toFixed(1)} s, ${cStart.toFixed(1)} s of CPU):`,
+      `  producer ${perTx(pCpu)}   consumer ${perTx(cCpu - cStart)}   broker ${perTx(kCpu - kStart)}   ` +
+        `all three ${perTx(pCpu + cCpu - cStart + kCpu - kStart)}   (fake toncenter serving ${perTx(fakeCpu).trim()})`,
       `  by stage (from the processes' metrics; "rest" is the process's CPU outside the measured stages):`,
       `    producer  fetch + rest      ${perTx(pCpu - decodeCpu - produceCpu)}  (HTTP, toncenter JSON, kafkajs protocol, runtime, GC, start-up)`,
       `    producer  decode            ${perTx(decodeCpu)}  (worker threads)`,
@@ -384,6 +434,15 @@ const main = async () => {
       `    consumer  encode            ${perTx(encodeCpu)}`,
       `    consumer  clickhouse insert ${perTx(insertCpu)}  (process CPU while the engine inserts)`,
       `    consumer  rest              ${perTx(cCpu - consumeCpu - flattenCpu - encodeCpu - insertCpu)}  (kafkajs, trace ids, dedup lookups, runtime, GC, start-up)`,
+      ...[...threadCpu].map(
+        ([proc, sums]) =>
+          `  ${proc} CPU by thread: ` +
+          [...sums]
+            .sort((a, b) => b[1] - a[1])
+            .filter(([, sec]) => sec >= 0.05)
+            .map(([comm, sec]) => `${comm} ${perTx(sec).trim()}`)
+            .join(", ")
+      ),
       `  kafka bytes produced: ${(rawBytes / txs).toFixed(0)} B/tx uncompressed, ${(wireBytes / txs).toFixed(0)} B/tx as ${codec} ` +
         `(bundle + transaction records; ratio ${(rawBytes / wireBytes).toFixed(2)})`
     ]

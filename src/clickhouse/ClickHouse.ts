@@ -59,7 +59,7 @@ export type ClickHouseBackend = "chdb" | "server"
 export interface EncodedInsert {
   readonly table: string
   readonly columns: ReadonlyArray<string>
-  readonly format: "JSONEachRow" | "JSONCompactEachRow"
+  readonly format: "JSONEachRow" | "JSONCompactEachRow" | "TabSeparated"
   readonly body: Buffer
   readonly settings?: Record<string, string | number>
 }

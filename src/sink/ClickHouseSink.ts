@@ -15,7 +15,7 @@ import { deleteIncomplete, type PartitionScope } from "./deleteIncomplete.js"
 import type { HashB64, MasterchainBundle } from "../ton/record.js"
 import { Lru } from "../trace/Lru.js"
 import { assignTraceIds, externalParents } from "../trace/traceIds.js"
-import { CompactRowEncoder } from "./encode.js"
+import { encoderFor, type RowEncoder } from "./encode.js"
 import { batchDigest, insertToken } from "./tokens.js"
 
 /**
@@ -138,7 +138,7 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
 
     /** Rows of the batch encoded table by table as each bundle is flattened (row objects are dropped at once). */
     const encodeRows = (bundles: ReadonlyArray<MasterchainBundle>) => {
-      const encoders = new Map<TableName, CompactRowEncoder>(INSERT_ORDER.map((t) => [t, new CompactRowEncoder(t)]))
+      const encoders = new Map<TableName, RowEncoder>(INSERT_ORDER.map((t) => [t, encoderFor(t)]))
       const start = threadCpuSeconds()
       let flatten = 0
       let mark = 0
@@ -152,7 +152,7 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
     }
 
     const insertAll = (
-      encoders: Map<TableName, CompactRowEncoder>,
+      encoders: Map<TableName, RowEncoder>,
       first: number,
       last: number,
       digest: string,
@@ -184,7 +184,7 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
               ch.insertEncoded({
                 table,
                 columns,
-                format: "JSONCompactEachRow",
+                format: encoder.format,
                 body,
                 settings: { insert_deduplication_token: insertToken(table, first, last, digest, generation) }
               }),

@@ -16,6 +16,7 @@ export interface EncodedRows {
 const SLICE_CHARS = 1 << 20
 
 export class CompactRowEncoder {
+  readonly format = "JSONCompactEachRow" as const
   private columns: ReadonlyArray<string> | undefined
   private readonly chunks: Array<Buffer> = []
   private lines: Array<string> = []
@@ -63,3 +64,88 @@ export class CompactRowEncoder {
     this.chars = 0
   }
 }
+
+/** Raw tab, newline, carriage return or backslash: what TabSeparated must escape inside a value. */
+const TSV_SPECIAL = /[\\\t\n\r]/
+const TSV_ESCAPES: Readonly<Record<string, string>> = {
+  "\\": "\\\\",
+  "\t": "\\t",
+  "\n": "\\n",
+  "\r": "\\r",
+  "'": "\\'"
+}
+const tsvString = (s: string): string => (TSV_SPECIAL.test(s) ? s.replace(/[\\\t\n\r]/g, (c) => TSV_ESCAPES[c]!) : s)
+/**
+ * An element of Array(String) as TabSeparated writes it: `'a'` with quote, backslash, tab and line breaks escaped
+ * (the array's text is read as it is, without a second TabSeparated escaping on top).
+ */
+const tsvQuoted = (s: string): string => `'${s.replace(/[\\'\t\n\r]/g, (c) => TSV_ESCAPES[c]!)}'`
+
+/**
+ * Table rows -> TabSeparated bytes, for tables whose values are numbers, strings and arrays of strings only
+ * (tx_pages: most of its bytes are pre-rendered JSON texts, which JSONCompactEachRow would escape quote by quote and
+ * the engine unescape again; TabSeparated escapes only backslashes, tabs and line breaks). The same invariant as
+ * CompactRowEncoder: the columns are the first row's keys, each line holds exactly those values; any other kind of
+ * value (null, boolean, object) is refused rather than written in a form the column might read differently.
+ */
+export class TsvRowEncoder {
+  readonly format = "TabSeparated" as const
+  private columns: ReadonlyArray<string> | undefined
+  private readonly chunks: Array<Buffer> = []
+  private lines: Array<string> = []
+  private chars = 0
+  private count = 0
+
+  constructor(private readonly table: string) {}
+
+  get rows(): number {
+    return this.count
+  }
+
+  add(row: object): void {
+    const r = row as Record<string, unknown>
+    const columns = (this.columns ??= Object.keys(r))
+    let line = ""
+    for (let i = 0; i < columns.length; i++) {
+      const v = r[columns[i]!]
+      let text: string
+      if (typeof v === "string") text = tsvString(v)
+      else if (typeof v === "number" && Number.isFinite(v)) text = String(v)
+      else if (typeof v === "bigint") text = v.toString()
+      else if (Array.isArray(v) && v.every((e) => typeof e === "string")) text = `[${v.map(tsvQuoted).join(",")}]`
+      else throw new UnstorableRecordError(`${this.table} row: ${columns[i]} is not a number, string or string array`)
+      line = i === 0 ? text : `${line}\t${text}`
+    }
+    this.lines.push(line)
+    this.chars += line.length + 1
+    this.count++
+    if (this.chars >= SLICE_CHARS) this.slice()
+  }
+
+  /** The encoded rows; the encoder is empty afterwards. */
+  finish(): EncodedRows {
+    this.slice()
+    const body = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks)
+    const out = { columns: this.columns ?? [], body, rows: this.count }
+    this.chunks.length = 0
+    this.count = 0
+    return out
+  }
+
+  private slice(): void {
+    if (this.lines.length === 0) return
+    this.lines.push("")
+    this.chunks.push(Buffer.from(this.lines.join("\n"), "utf8"))
+    this.lines = []
+    this.chars = 0
+  }
+}
+
+export type RowEncoder = CompactRowEncoder | TsvRowEncoder
+
+/** Tables whose rows go as TabSeparated: numbers, strings and string arrays only, most bytes in JSON texts. */
+const TSV_TABLES: ReadonlySet<string> = new Set(["tx_pages"])
+
+/** The encoder the sink uses for a table's insert. */
+export const encoderFor = (table: string): RowEncoder =>
+  TSV_TABLES.has(table) ? new TsvRowEncoder(table) : new CompactRowEncoder(table)

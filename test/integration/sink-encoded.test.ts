@@ -1,8 +1,8 @@
-// The sink's encoded insert stores exactly what the client's JSONEachRow insert stores, table by table, on real and
+// The sink's encoded insert (JSONCompactEachRow, TabSeparated for tx_pages) stores exactly what the client's JSONEachRow insert stores, table by table, on real and
 // synthetic bundles; and the analytics views see one insert per table statement, as before.
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { flattenBundles, INSERT_ORDER } from "../../src/flatten/index.js"
-import { CompactRowEncoder } from "../../src/sink/encode.js"
+import { encoderFor } from "../../src/sink/encode.js"
 import { testClickHouse, type TestClickHouse } from "../support/integration.js"
 import { realBundle, syntheticBundle } from "../unit/store/records.js"
 
@@ -22,10 +22,10 @@ beforeAll(async () => {
     const values = rows[table] as Array<object>
     if (values.length === 0) continue
     await viaClient.client.insert<object>({ table, values, format: "JSONEachRow" })
-    const encoder = new CompactRowEncoder(table)
+    const encoder = encoderFor(table)
     for (const row of values) encoder.add(row)
     const { columns, body } = encoder.finish()
-    await viaEncoded.insertEncoded({ table, columns, format: "JSONCompactEachRow", body })
+    await viaEncoded.insertEncoded({ table, columns, format: encoder.format, body })
   }
 }, 120_000)
 

@@ -15,21 +15,27 @@ import { BODY_SCHEME } from "./schemes.tlb.js"
 /** Decoded JSON: strings, booleans (one-bit fields) and objects (every cell already printed or decoded). */
 export type DecodedBody = string | boolean | { readonly [key: string]: DecodedBody }
 
-const scheme = new Scheme(BODY_SCHEME)
-const interpreter = new Interpreter(scheme)
-
 /**
- * Body constructors by their 32-bit opcode, in the order the marker tries its body types: InternalMsgBody ones in
- * scheme order, then ExternalMsgBody ones, then ForwardPayload ones.
+ * The scheme's interpreter and its body constructors by 32-bit opcode, in the order the marker tries its body types
+ * (InternalMsgBody ones in scheme order, then ExternalMsgBody ones, then ForwardPayload ones), made on first use:
+ * parsing the scheme costs about a second of CPU, which a process that never decodes a body (the producer's main
+ * thread, say) does not pay.
  */
-const byOpcode = new Map<number, Array<Cons>>()
+let tables: { readonly interpreter: Interpreter; readonly byOpcode: Map<number, Array<Cons>> } | undefined
 const BODY_TYPES = ["InternalMsgBody", "ExternalMsgBody", "ForwardPayload"]
-for (const cons of BODY_TYPES.flatMap((t) => scheme.constructors(t))) {
-  if (cons.tagBits.length !== 32 || cons.name === null) continue
-  const op = parseInt(cons.tagBits, 2)
-  const list = byOpcode.get(op)
-  if (list) list.push(cons)
-  else byOpcode.set(op, [cons])
+const schemeTables = () => {
+  if (tables !== undefined) return tables
+  const scheme = new Scheme(BODY_SCHEME)
+  const byOpcode = new Map<number, Array<Cons>>()
+  for (const cons of BODY_TYPES.flatMap((t) => scheme.constructors(t))) {
+    if (cons.tagBits.length !== 32 || cons.name === null) continue
+    const op = parseInt(cons.tagBits, 2)
+    const list = byOpcode.get(op)
+    if (list) list.push(cons)
+    else byOpcode.set(op, [cons])
+  }
+  tables = { interpreter: new Interpreter(scheme), byOpcode }
+  return tables
 }
 
 const names = new Map<number, string>(OPCODE_NAMES)
@@ -98,7 +104,7 @@ const w5Counts = (cell: Cell, extension: boolean): [number, number] | null => {
 const fullyRead = (cell: Cell, type: string, args: ReadonlyArray<number>): TlbJson | null =>
   attempt(() => {
     const s = cell.beginParse(true)
-    const v = interpreter.typed(type, args, new Map(), s)
+    const v = schemeTables().interpreter.typed(type, args, new Map(), s)
     if (s.remainingBits !== 0 || s.remainingRefs !== 0) throw NO_PARSE
     return v
   })
@@ -138,11 +144,11 @@ const special = (cell: Cell, name: string | null): TlbJson | null | undefined =>
     }
     if (counts === null) return null
     const [m, n] = counts
-    return orInvalid(attempt(() => interpreter.typed("W5MsgBody", [m, n], new Map(), cell.beginParse(true))))
+    return orInvalid(attempt(() => schemeTables().interpreter.typed("W5MsgBody", [m, n], new Map(), cell.beginParse(true))))
   }
   if (name === "highload_v3_internal_request") {
     const n = chainDepth(cell.refs[0] ?? null)
-    return orInvalid(attempt(() => interpreter.typed("HighloadV3InternalRequest", [n], new Map(), cell.beginParse(true))))
+    return orInvalid(attempt(() => schemeTables().interpreter.typed("HighloadV3InternalRequest", [n], new Map(), cell.beginParse(true))))
   }
   if (name === null) {
     // Each layout must be read to the last bit, so its exact size rules most bodies out before any parsing:
@@ -175,6 +181,7 @@ const decodeOne = (cell: Cell): TlbJson | null => {
   const name = opcodeName(op)
   const viaCounts = special(cell, name)
   if (viaCounts !== undefined) return viaCounts
+  const { interpreter, byOpcode } = schemeTables()
   for (const cons of byOpcode.get(op) ?? []) {
     const v = attempt(() => interpreter.construct(cons, new Map(), cell.beginParse(true)))
     if (v !== null) return v
