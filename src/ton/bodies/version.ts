@@ -20,6 +20,11 @@ export const DECODER_RELEASES: ReadonlyArray<DecoderRelease> = [
     version: 1,
     fingerprint: "e1a813a4f0f0b6fc279c1964298fc0bf009334df6ed2cabb17a7c90dcac16b2b",
     note: "first recorded decoder: marker-checked bodies, booleans for one-bit fields, DEX bodies"
+  },
+  {
+    version: 2,
+    fingerprint: "7a1e3e4de3cdc7d91df455f717b370634debf1441918d7161812c2b02a6ecd46",
+    note: "every constructor the marker printed: op-1 layouts, telemint auctions, sale updates, Blum memepad, jetton mints, preprocessed wallet v2; TL-B bounds checked"
   }
 ]
 
