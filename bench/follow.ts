@@ -18,7 +18,7 @@ import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
-import { parseArgs } from "node:util"
+import { parseCli } from "../src/infra/cli.js"
 import { generateChain } from "../tools/fake/generate.js"
 import { startFakeToncenter } from "../tools/fake/server.js"
 import { withBlockFiles } from "../tools/fake/liteserver/blocks.js"
@@ -27,20 +27,21 @@ import type { ChainData } from "../tools/fake/ChainData.js"
 import { repoRoot, startLocalKafka } from "../src/infra/kafkaBroker.js"
 import { freePortPair } from "../tools/ports.js"
 
-const { values: args } = parseArgs({
-  options: {
-    source: { type: "string", default: "toncenter" },
-    blocks: { type: "string", default: "60" },
-    "interval-ms": { type: "string", default: "400" },
-    shards: { type: "string", default: "4" },
-    rps: { type: "string", default: "10" },
-    "tx-per-block": { type: "string", default: "4" },
-    "batch-ms": { type: "string", default: "1000" },
-    "grace-s": { type: "string", default: "240" },
-    "v3-blocks": { type: "boolean", default: false },
-    repo: { type: "string", default: repoRoot }
-  }
-})
+const USAGE = `Usage: npm run bench:follow -- [--source toncenter|liteserver] [--blocks 60] [--interval-ms 400] [--shards 4]
+  [--rps 10] [--tx-per-block 4] [--batch-ms 1000] [--grace-s 240] [--v3-blocks] [--repo DIR]
+  Follow-mode pace and latency through the whole pipeline; numbers are printed, never asserted.`
+const args = parseCli({
+  source: { type: "string", default: "toncenter" },
+  blocks: { type: "string", default: "60" },
+  "interval-ms": { type: "string", default: "400" },
+  shards: { type: "string", default: "4" },
+  rps: { type: "string", default: "10" },
+  "tx-per-block": { type: "string", default: "4" },
+  "batch-ms": { type: "string", default: "1000" },
+  "grace-s": { type: "string", default: "240" },
+  "v3-blocks": { type: "boolean", default: false },
+  repo: { type: "string", default: repoRoot }
+}, USAGE)
 const blocks = Number(args.blocks)
 const intervalMs = Number(args["interval-ms"])
 const shards = Number(args.shards)

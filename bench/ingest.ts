@@ -18,7 +18,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { parseArgs } from "node:util"
+import { parseCli } from "../src/infra/cli.js"
 import { chainStats } from "../tools/fake/ChainData.js"
 import { generateChain } from "../tools/fake/generate.js"
 import type { ChainData } from "../tools/fake/ChainData.js"
@@ -32,20 +32,21 @@ import { compressWith, decompressWith } from "../src/kafka/compression.js"
 import { pipelineDecode } from "../src/producer/assemble.js"
 import { installFastCellHash } from "../src/ton/fastHash.js"
 
-const { values: args } = parseArgs({
-  options: {
-    mc: { type: "string", default: "60" },
-    tx: { type: "string", default: "30" },
-    seed: { type: "string", default: "42" },
-    "batch-rows": { type: "string", default: "50000" },
-    "gen-dir": { type: "string" },
-    store: { type: "string" },
-    solo: { type: "string", default: "true" },
-    codec: { type: "string" },
-    runtime: { type: "string", default: "node" },
-    "cpu-prof": { type: "string" }
-  }
-})
+const USAGE = `Usage: npm run bench:ingest -- [--mc 60] [--tx 30] [--seed 42] | [--gen-dir DIR] [--store DIR] [--solo false]
+  [--codec none|gzip|lz4|zstd] [--runtime node|tsx] [--cpu-prof DIR] [--batch-rows 50000]
+  End-to-end ingest over a generated chain; numbers are printed, never asserted (see the file's header).`
+const args = parseCli({
+  mc: { type: "string", default: "60" },
+  tx: { type: "string", default: "30" },
+  seed: { type: "string", default: "42" },
+  "batch-rows": { type: "string", default: "50000" },
+  "gen-dir": { type: "string" },
+  store: { type: "string" },
+  solo: { type: "string", default: "true" },
+  codec: { type: "string" },
+  runtime: { type: "string", default: "node" },
+  "cpu-prof": { type: "string" }
+}, USAGE)
 
 /** What a kept store holds, written once the whole chain is stored; a store without it is rebuilt from scratch. */
 interface StoreStamp {
