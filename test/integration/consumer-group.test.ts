@@ -77,6 +77,12 @@ const waitFor = async (what: string, cond: () => boolean | Promise<boolean>, ms 
  */
 const CONTENT_ADDRESSED = new Set(["message_contents", "account_states", "opcode_names"])
 
+/**
+ * The consumer runnable's start-up bookkeeping, not ingested data: `body_decoder_runs` says which body decoder wrote
+ * the decoded columns (src/store/BodyRedecode.ts runs in the group's processes, not in the in-process reference).
+ */
+const START_UP_STATE = new Set(["body_decoder_runs"])
+
 /** Columns that name an insert attempt or its time, not the data: they differ between any two runs. */
 const PER_ATTEMPT = new Set(["insert_id", "inserted_at", "applied_at"])
 
@@ -91,6 +97,7 @@ const dump = async (client: ClickHouseClient): Promise<Record<string, ReadonlyAr
   )
   const out: Record<string, ReadonlyArray<string>> = {}
   for (const { name } of tables) {
+    if (START_UP_STATE.has(name)) continue
     const columns = await rows<{ name: string; type: string }>(
       `SELECT name, type FROM system.columns WHERE database = currentDatabase() AND table = '${name}' ORDER BY position`
     )
