@@ -15,31 +15,29 @@ export interface EncodedRows {
 // Lines are turned into bytes in slices of about this many characters: few Buffer copies, a bounded string array.
 const SLICE_CHARS = 1 << 20
 
-export class CompactRowEncoder {
-  readonly format = "JSONCompactEachRow" as const
+/**
+ * The buffering both formats share: one line per row, the table's columns its first row's keys, lines turned into
+ * bytes in slices. A format says only how a row becomes its line.
+ */
+abstract class LineRowEncoder {
   private columns: ReadonlyArray<string> | undefined
   private readonly chunks: Array<Buffer> = []
   private lines: Array<string> = []
   private chars = 0
   private count = 0
 
-  constructor(private readonly table: string) {}
+  constructor(protected readonly table: string) {}
 
   get rows(): number {
     return this.count
   }
 
+  /** The row's line: its values of `columns`, in that order. */
+  protected abstract line(r: Record<string, unknown>, columns: ReadonlyArray<string>): string
+
   add(row: object): void {
     const r = row as Record<string, unknown>
-    const columns = (this.columns ??= Object.keys(r))
-    const values = new Array<unknown>(columns.length)
-    for (let i = 0; i < columns.length; i++) {
-      const v = r[columns[i]!]
-      // JSONEachRow would leave the column to its default, a positional line would say null: never guess.
-      if (v === undefined) throw new UnstorableRecordError(`${this.table} row without ${columns[i]}`)
-      values[i] = v
-    }
-    const line = JSON.stringify(values)
+    const line = this.line(r, (this.columns ??= Object.keys(r)))
     this.lines.push(line)
     this.chars += line.length + 1
     this.count++
@@ -62,6 +60,21 @@ export class CompactRowEncoder {
     this.chunks.push(Buffer.from(this.lines.join("\n"), "utf8"))
     this.lines = []
     this.chars = 0
+  }
+}
+
+export class CompactRowEncoder extends LineRowEncoder {
+  readonly format = "JSONCompactEachRow" as const
+
+  protected line(r: Record<string, unknown>, columns: ReadonlyArray<string>): string {
+    const values = new Array<unknown>(columns.length)
+    for (let i = 0; i < columns.length; i++) {
+      const v = r[columns[i]!]
+      // JSONEachRow would leave the column to its default, a positional line would say null: never guess.
+      if (v === undefined) throw new UnstorableRecordError(`${this.table} row without ${columns[i]}`)
+      values[i] = v
+    }
+    return JSON.stringify(values)
   }
 }
 
@@ -88,23 +101,10 @@ const tsvQuoted = (s: string): string => `'${s.replace(/[\\'\t\n\r]/g, (c) => TS
  * CompactRowEncoder: the columns are the first row's keys, each line holds exactly those values; any other kind of
  * value (null, boolean, object) is refused rather than written in a form the column might read differently.
  */
-export class TsvRowEncoder {
+export class TsvRowEncoder extends LineRowEncoder {
   readonly format = "TabSeparated" as const
-  private columns: ReadonlyArray<string> | undefined
-  private readonly chunks: Array<Buffer> = []
-  private lines: Array<string> = []
-  private chars = 0
-  private count = 0
 
-  constructor(private readonly table: string) {}
-
-  get rows(): number {
-    return this.count
-  }
-
-  add(row: object): void {
-    const r = row as Record<string, unknown>
-    const columns = (this.columns ??= Object.keys(r))
+  protected line(r: Record<string, unknown>, columns: ReadonlyArray<string>): string {
     let line = ""
     for (let i = 0; i < columns.length; i++) {
       const v = r[columns[i]!]
@@ -116,28 +116,7 @@ export class TsvRowEncoder {
       else throw new UnstorableRecordError(`${this.table} row: ${columns[i]} is not a number, string or string array`)
       line = i === 0 ? text : `${line}\t${text}`
     }
-    this.lines.push(line)
-    this.chars += line.length + 1
-    this.count++
-    if (this.chars >= SLICE_CHARS) this.slice()
-  }
-
-  /** The encoded rows; the encoder is empty afterwards. */
-  finish(): EncodedRows {
-    this.slice()
-    const body = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks)
-    const out = { columns: this.columns ?? [], body, rows: this.count }
-    this.chunks.length = 0
-    this.count = 0
-    return out
-  }
-
-  private slice(): void {
-    if (this.lines.length === 0) return
-    this.lines.push("")
-    this.chunks.push(Buffer.from(this.lines.join("\n"), "utf8"))
-    this.lines = []
-    this.chars = 0
+    return line
   }
 }
 
