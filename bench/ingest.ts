@@ -20,7 +20,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { parseCli } from "../src/infra/cli.js"
 import { chainStats } from "../tools/fake/ChainData.js"
-import { generateChain } from "../tools/fake/generate.js"
+import { benchChain } from "./lib/chain.js"
 import type { ChainData } from "../tools/fake/ChainData.js"
 import { startFakeToncenter } from "../tools/fake/server.js"
 import { loadGeneratedChain } from "../tools/gen/chain.js"
@@ -269,17 +269,10 @@ const main = async () => {
   const rssTimer = setInterval(sampleRss, 200)
   watched.set("bench (fake toncenter)", () => process.pid)
   const t0 = Date.now()
-  const chain: ChainData = args["gen-dir"] !== undefined ? await loadGeneratedChain(args["gen-dir"]) : generateChain({
-    seed: Number(args.seed),
-    mcBlocks: Number(args.mc),
-    txPerBlock: Number(args.tx),
-    initialShards: 4,
-    maxShards: 8,
-    maxBlocksPerShard: 2,
-    fixtures: true,
-    network: "mainnet",
-    cacheAboveTxs: 0
-  })
+  const chain: ChainData =
+    args["gen-dir"] !== undefined
+      ? await loadGeneratedChain(args["gen-dir"])
+      : benchChain(Number(args.seed), Number(args.mc), Number(args.tx))
   const stats = chainStats(chain)
   process.stdout.write(`chain: ${chain.name} ${JSON.stringify(stats)} (ready in ${((Date.now() - t0) / 1000).toFixed(1)} s)\n`)
   const codec = args.codec ?? DEFAULT_KAFKA_COMPRESSION

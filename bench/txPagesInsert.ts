@@ -12,20 +12,10 @@ import { pipelineDecode } from "../src/producer/assemble.js"
 import { CompactRowEncoder, TsvRowEncoder } from "../src/sink/encode.js"
 import { txPageRow } from "../src/store/pages.js"
 import { installFastCellHash } from "../src/ton/fastHash.js"
-import { generateChain } from "../tools/fake/generate.js"
+import { benchChain } from "./lib/chain.js"
 
 installFastCellHash()
-const chain = generateChain({
-  seed: 42,
-  mcBlocks: 30,
-  txPerBlock: 30,
-  initialShards: 4,
-  maxShards: 8,
-  maxBlocksPerShard: 2,
-  fixtures: true,
-  network: "mainnet",
-  cacheAboveTxs: 0
-})
+const chain = benchChain(42, 30, 30)
 const rows: Array<ReturnType<typeof txPageRow>> = []
 for (const b of chain.blocks.values())
   for (const tx of b.txs) {
