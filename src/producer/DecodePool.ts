@@ -34,9 +34,12 @@ export interface DecodePoolOptions {
 
 /**
  * A decode leaves much short-lived garbage; without limits V8 lets a worker's heap grow to ~200 MB before collecting.
- * These keep a worker near 60-90 MB, far above what a slice of `sliceTxs` transactions holds (~25 MB).
+ * The old generation's limit keeps a worker near 60-90 MB, far above what a slice of `sliceTxs` transactions holds
+ * (~25 MB). The young generation is 48 MB (semi-spaces of 16 MB, as Node gives a main thread): at 8 MB a bundle's
+ * records outlived each scavenge and were copied and promoted, and the pool spent ~25% more CPU per transaction
+ * (BENCHMARKS.md, "Ingest: young generation of the decode worker").
  */
-export const workerLimits: ResourceLimits = { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 8 }
+export const workerLimits: ResourceLimits = { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 48 }
 
 export interface DecodePool {
   readonly size: number
