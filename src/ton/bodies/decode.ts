@@ -271,9 +271,28 @@ export const decodeBodyBoc = (boc: string): DecodedBody | null => {
   return cell === null ? null : decodeBody(cell)
 }
 
+/**
+ * Heap bytes a decoded body takes, roughly (V8 strings of one-byte text, plain objects): what bounds the memo below.
+ * A decoding can be far larger than its BOC (one of the chains' 200-character bodies decodes to ~880 kB of JSON).
+ */
+export const decodedBytes = (v: DecodedBody | null): number => {
+  if (v === null || typeof v === "boolean") return 8
+  if (typeof v === "string") return 16 + v.length
+  let n = 32
+  for (const k in v) n += 16 + k.length + decodedBytes(v[k]!)
+  return n
+}
+
+/** Most heap the memo's decodings take together, per thread. */
+export const BODY_MEMO_BYTES = 16 * 1024 * 1024
+
 // A body is decoded where its row is made and again where its transaction is rendered (pages, topic): remember the
-// last few thousand by cell hash. Values are shared: callers never mutate them.
-const memo = new Lru<string, { readonly value: DecodedBody | null }>(4096)
+// last few thousand by cell hash, within BODY_MEMO_BYTES (a count alone would let a run of huge decodings hold
+// gigabytes). Values are shared: callers never mutate them.
+const memo = new Lru<string, { readonly value: DecodedBody | null }>(4096, {
+  maxWeight: BODY_MEMO_BYTES,
+  weigh: (e) => decodedBytes(e.value)
+})
 
 /** decodeBodyBoc for a body whose cell hash is known, remembered by that hash. */
 export const decodeMessageBody = (hash: string, boc: string): DecodedBody | null => {

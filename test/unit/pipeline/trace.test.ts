@@ -63,3 +63,37 @@ describe("Lru", () => {
     expect(lru.size).toBe(2)
   })
 })
+
+describe("Lru with a weight budget", () => {
+  it("keeps the total weight within the budget, evicting the least recently used first", () => {
+    const lru = new Lru<string, string>(100, { maxWeight: 10, weigh: (v) => v.length })
+    lru.set("a", "xxxx")
+    lru.set("b", "yyyy")
+    expect(lru.get("a")).toBe("xxxx")
+    lru.set("c", "zzzz")
+    expect(lru.get("b")).toBeUndefined()
+    expect(lru.get("a")).toBe("xxxx")
+    expect(lru.get("c")).toBe("zzzz")
+    expect(lru.weight).toBe(8)
+  })
+
+  it("does not keep a value heavier than the whole budget, and replacing or deleting an entry gives its weight back", () => {
+    const lru = new Lru<string, string>(100, { maxWeight: 10, weigh: (v) => v.length })
+    lru.set("a", "xx")
+    lru.set("big", "x".repeat(11))
+    expect(lru.get("big")).toBeUndefined()
+    expect(lru.get("a")).toBe("xx")
+    lru.set("a", "xxxxx")
+    expect(lru.weight).toBe(5)
+    lru.delete("a", "other")
+    expect(lru.weight).toBe(5)
+    lru.delete("a")
+    expect([lru.size, lru.weight]).toEqual([0, 0])
+  })
+
+  it("still holds at most `capacity` entries", () => {
+    const lru = new Lru<number, string>(2, { maxWeight: 1000, weigh: (v) => v.length })
+    for (let i = 0; i < 5; i++) lru.set(i, "x")
+    expect([lru.size, lru.weight]).toEqual([2, 2])
+  })
+})

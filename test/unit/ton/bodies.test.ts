@@ -24,7 +24,7 @@ import {
   storeMessageRelaxed
 } from "@ton/core"
 import { describe, expect, it, vi } from "vitest"
-import { decodeBody, decodeBodyBoc, knownOpcodes, opcodeName } from "../../../src/ton/bodies/decode.js"
+import { decodeBody, decodeBodyBoc, decodedBytes, knownOpcodes, opcodeName } from "../../../src/ton/bodies/decode.js"
 import { interfacesOf } from "../../../src/ton/bodies/interfaces.js"
 import { Interpreter } from "../../../src/ton/bodies/interpret.js"
 import { renderAddressBookOf } from "../../../src/ton/v3.js"
@@ -489,5 +489,16 @@ describe("dictionaries: highload v2 bodies and extra currencies", () => {
       "@type": "hashmap_node_leaf",
       value: { "@type": "var_uint", len: "1", value: "100" }
     })
+  })
+})
+
+describe("decodedBytes (the body memo's weight)", () => {
+  it("grows with every string, key and nested object of a decoding", () => {
+    const small = decodedBytes({ "@type": "text_comment", comment: "hi" })
+    const large = decodedBytes({ "@type": "text_comment", comment: "x".repeat(10_000) })
+    expect(large - small).toBe(10_000 - 2)
+    const nested = decodedBytes({ a: { b: { c: "d" } } })
+    expect(nested).toBeGreaterThan(decodedBytes({ a: "d" }) + 2 * 16)
+    expect(decodedBytes(null)).toBeGreaterThan(0)
   })
 })
