@@ -6,7 +6,7 @@
 // printed, never asserted.
 import { Effect } from "effect"
 import { parseCli } from "../src/infra/cli.js"
-import { makeDecodePool, workerLimits } from "../src/producer/DecodePool.js"
+import { makeDecodePool, workerLimits, type DecodePool } from "../src/producer/DecodePool.js"
 import type { RawMasterchainBundle } from "../src/source/Upstream.js"
 import { rawBundle } from "../test/support/pipeline/chainUpstream.js"
 import { benchChain } from "./lib/chain.js"
@@ -41,7 +41,7 @@ const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math
 
 const run = Effect.scoped(
   Effect.gen(function* () {
-    const pools = []
+    const pools: Array<DecodePool> = []
     for (const young of variants) {
       pools.push(
         yield* makeDecodePool({

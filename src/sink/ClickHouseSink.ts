@@ -60,7 +60,7 @@ export interface StoredProgress {
 export interface SinkOptions {
   /** Masterchain blocks before a batch in which trace parents are looked up (bounds the lookup scan). */
   readonly traceLookback?: number
-  /** Capacity of the message-hash -> trace id cache. */
+  /** Capacity of the message-hash -> trace id cache, in entries (default TRACE_CACHE_ENTRIES). */
   readonly traceCacheSize?: number
   /** Attempts of one batch (with cleanup in between) before the error reaches the caller. */
   readonly attempts?: number
@@ -84,6 +84,14 @@ export interface SinkShape {
 
 const LOOKUP_CHUNK = 500
 
+/**
+ * Heap the message-hash -> trace id cache may take: its entries are two base64 hashes, ~187 bytes each when full
+ * (89 MB measured for 500,000), so the byte budget fixes the entry count. The cache only spares lookups of senders
+ * in stored history for bundles that lack trace ids; a miss reads ClickHouse (`traceLookback` blocks back).
+ */
+export const TRACE_CACHE_BYTES = 32 * 1024 * 1024
+export const TRACE_CACHE_ENTRIES = Math.floor(TRACE_CACHE_BYTES / 190)
+
 const failed = (what: string) => (cause: unknown) =>
   new ClickHouseError({ reason: reasonOfCode(cause) ?? "QueryFailed", message: `${what}: ${(cause as Error)?.message ?? String(cause)}`, cause })
 
@@ -92,7 +100,7 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
     const ch = yield* ClickHouse
     const metrics = yield* Metrics
     const lookback = options.traceLookback ?? 10_000
-    const cache = new Lru<HashB64, HashB64>(options.traceCacheSize ?? 500_000)
+    const cache = new Lru<HashB64, HashB64>(options.traceCacheSize ?? TRACE_CACHE_ENTRIES)
     const stored = yield* SubscriptionRef.make<StoredProgress>({ top: -1, transactions: 0, alreadyDone: 0 })
     const publish = (r: WriteResult) =>
       SubscriptionRef.update(stored, (p) => ({
