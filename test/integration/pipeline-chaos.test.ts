@@ -42,7 +42,9 @@ let logN = 0
 const start = (name: string, script: string, env: Record<string, string>): Child => {
   const proc = spawn(process.execPath, ["--import", "tsx", script], {
     cwd: repoRoot,
-    env: { ...process.env, LOG_LEVEL: "info", ...env },
+    // SQL_PORT=0: the consumer's SQL endpoint is no part of this test, and its default port may be taken on a shared
+    // machine (a consumer that cannot listen there exits).
+    env: { ...process.env, LOG_LEVEL: "info", SQL_PORT: "0", ...env },
     stdio: ["ignore", "pipe", "pipe"]
   })
   const log = createWriteStream(join(scratch, `${logN++}-${name}.log`))
