@@ -416,8 +416,10 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
         : `arraySlice(lines, ${offset} + 1, ${limit})`
     // The row's size first (a row exists: the block has one), then the lines, each with no raw tab or newline of its
     // own but tabs between its fields: the answer's first line ends at the first tab, the rest splits at newlines.
+    // The engine's former analyzer plans this statement with less CPU, the same answer (BENCHMARKS.md, 2026-11-25).
     const text = await this.text(
-      `SELECT length(lines), arrayStringConcat(${page}, '\n') FROM v3_pages WHERE mc_block_seqno = ${s}
+      `SELECT length(lines), arrayStringConcat(${page}, '\\n') FROM v3_pages WHERE mc_block_seqno = ${s}
+       SETTINGS enable_analyzer = 0
        FORMAT TabSeparatedRaw`
     )
     if (text.length === 0) return null
@@ -441,7 +443,9 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
           : `
        UNION ALL
        SELECT 1, account, 0, '', NULL, CAST(map(), 'Map(UInt32, UInt256)'), NULL, NULL, NULL, code_hash, mc_seqno
-       FROM latest_account_code WHERE account IN ${strArray([...book])}`)
+       FROM latest_account_code WHERE account IN ${strArray([...book])}`) +
+        // as above: less CPU, the same rows (the settings of a UNION's last SELECT apply to the whole statement)
+        "\n       SETTINGS enable_analyzer = 0"
     )
     // A hash may have a hash-only row beside the full one until merges fold them: the known one wins (as FINAL).
     const best = new Map<string, LookupRow>()
