@@ -104,6 +104,35 @@ await timeStatement(
   page("lt, account, state_before, state_after, arrayStringConcat(book, ' '), v3"),
   "TabSeparatedRaw"
 )
+// The page's pieces as the store reads them since sql/0131: the block's key-value row (v3_pages), cut by the statement
+// to the page's lines; beside it the tx_pages statement the store falls back to (4 columns, raw tab-separated).
+const hasKv = JSON.parse(session.query("SELECT count() AS n FROM v3_pages WHERE mc_block_seqno = " + s, "JSONEachRow")) as {
+  n: string
+}
+if (Number(hasKv.n) === 0) console.log("(no v3_pages row for this block: run `npm run migrate` over the store first)")
+for (const [sort, dir] of [["desc", "DESC"], ["asc", "ASC"]] as const) {
+  await timeStatement(
+    `v3 page ${sort} from tx_pages (the fallback statement)`,
+    `SELECT state_before, state_after, arrayStringConcat(book, ' '), v3 FROM tx_pages WHERE mc_block_seqno = ${s}
+     ORDER BY lt ${dir}, account ASC LIMIT 40 OFFSET 0`,
+    "TabSeparatedRaw"
+  )
+}
+const kvPage = (sort: "asc" | "desc", offset: number, settings = "") =>
+  `SELECT length(lines), arrayStringConcat(${
+    sort === "asc"
+      ? `arraySort((x, r) -> r, arrayFilter((x, r) -> r > ${offset} AND r <= ${offset} + 40, lines, asc_rank),
+                   arrayFilter(r -> r > ${offset} AND r <= ${offset} + 40, asc_rank))`
+      : `arraySlice(lines, ${offset} + 1, 40)`
+  }, '\n') FROM v3_pages WHERE mc_block_seqno = ${s}${settings}`
+const an0 = " SETTINGS enable_analyzer = 0"
+await timeStatement("v3 page desc from v3_pages, default analyzer", kvPage("desc", 0), "TabSeparatedRaw")
+await timeStatement("v3 page desc from v3_pages (the store's statement)", kvPage("desc", 0, an0), "TabSeparatedRaw")
+await timeStatement("v3 page asc from v3_pages, default analyzer", kvPage("asc", 0), "TabSeparatedRaw")
+await timeStatement("v3 page asc from v3_pages (the store's statement)", kvPage("asc", 0, an0), "TabSeparatedRaw")
+await timeStatement("v3 page desc offset 40 from v3_pages (the store's)", kvPage("desc", 40, an0), "TabSeparatedRaw")
+await timeStatement("v3_pages row size only (lookup + row read)", `SELECT length(lines) FROM v3_pages WHERE mc_block_seqno = ${s}`)
+
 const stateCols = "hash, known, account, balance, extra_currencies, account_status, frozen_hash, data_hash, code_hash"
 await timeStatement(
   "lookups as scalar + IN subqueries (the former 2nd statement)",
@@ -122,6 +151,42 @@ await timeStatement(
    SELECT 1, account, 0, '', NULL, CAST(map(), 'Map(UInt32, UInt256)'), NULL, NULL, NULL, code_hash, mc_seqno
    FROM latest_account_code WHERE account IN ${lit(book)}`
 )
+// Forms of the store's 2nd statement (same answers): the engine's older analyzer, fewer columns (the code rows' half
+// without the state columns' placeholders, as two statements), a compact format, and the native session's
+// synchronous call (no hop to the engine's thread) instead of the asynchronous one the read sessions make.
+const unionAll = `SELECT 0 AS kind, toString(hash) AS key, known, account, balance, extra_currencies, account_status, frozen_hash,
+          data_hash, code_hash, toUInt32(0) AS mc FROM account_states WHERE hash IN ${lit(hashes)}
+   UNION ALL
+   SELECT 1, account, 0, '', NULL, CAST(map(), 'Map(UInt32, UInt256)'), NULL, NULL, NULL, code_hash, mc_seqno
+   FROM latest_account_code WHERE account IN ${lit(book)}`
+await timeStatement("lookups UNION ALL, enable_analyzer=0 (the store's since 0131)", `${unionAll}${an0}`)
+await timeStatement("lookups UNION ALL, JSONCompactEachRow", unionAll, "JSONCompactEachRow")
+await timeStatement(
+  "lookups: states alone (half of two statements)",
+  `SELECT toString(hash) AS key, known, account, balance, extra_currencies, account_status, frozen_hash, data_hash,
+          code_hash FROM account_states WHERE hash IN ${lit(hashes)}`
+)
+await timeStatement(
+  "lookups: codes alone (other half)",
+  `SELECT account AS key, code_hash, mc_seqno AS mc FROM latest_account_code WHERE account IN ${lit(book)}`
+)
+{
+  let cpu = 0
+  const wall: Array<number> = []
+  session.query(unionAll, "JSONEachRow")
+  for (let i = 0; i < runs; i++) {
+    const c0 = process.cpuUsage()
+    const t0 = performance.now()
+    session.query(unionAll, "JSONEachRow")
+    wall.push(performance.now() - t0)
+    const c = process.cpuUsage(c0)
+    cpu += (c.user + c.system) / 1000
+  }
+  console.log(
+    `${"lookups UNION ALL, synchronous session.query".padEnd(58)} wall ${median(wall).toFixed(2).padStart(7)} ms  ` +
+      `engine       - ms  cpu ${(cpu / runs).toFixed(2).padStart(6)} ms`
+  )
+}
 await timeStatement(
   `codes: latest_account_code WHERE account IN literal (${book.length})`,
   `SELECT account, argMax(tuple(code_hash), mc_seqno).1 AS code_hash FROM latest_account_code WHERE account IN ${lit(book)} GROUP BY account`

@@ -12,6 +12,7 @@ import { type McShardBlockRow, mcShardBlockRows } from "./mc_shard_blocks.js"
 import { type MessageContentRow, messageContentRows } from "./message_contents.js"
 import { type MessageRow, messageRows } from "./messages.js"
 import { type TransactionRow, transactionRow } from "./transactions.js"
+import { type V3PageRow, v3PageRow } from "./v3_pages.js"
 
 export interface TableRows {
   readonly message_contents: Array<MessageContentRow>
@@ -19,6 +20,7 @@ export interface TableRows {
   readonly messages: Array<MessageRow>
   readonly transactions: Array<TransactionRow>
   readonly tx_pages: Array<TxPageRow>
+  readonly v3_pages: Array<V3PageRow>
   readonly blocks: Array<BlockRow>
   readonly mc_shard_blocks: Array<McShardBlockRow>
   readonly latest_account_code: Array<LatestAccountCodeRow>
@@ -30,8 +32,8 @@ export type TableName = keyof TableRows
 /**
  * Insert order. Content-addressed tables first; then `mc_shard_blocks`, which has a row for every masterchain block
  * (its own block at least), BEFORE any other table keyed by masterchain seqno, so that any row of a masterchain block
- * implies its `mc_shard_blocks` rows (deleteIncomplete finds unfinished blocks there alone); the completion marker
- * strictly last.
+ * implies its `mc_shard_blocks` rows (deleteIncomplete finds unfinished blocks there alone); `v3_pages` (the
+ * key-value copy of the block's `tx_pages` rows, sql/0131) right after them; the completion marker strictly last.
  */
 export const INSERT_ORDER: ReadonlyArray<TableName> = [
   "message_contents",
@@ -40,6 +42,7 @@ export const INSERT_ORDER: ReadonlyArray<TableName> = [
   "messages",
   "transactions",
   "tx_pages",
+  "v3_pages",
   "blocks",
   "latest_account_code",
   "mc_blocks_done"
@@ -64,23 +67,28 @@ export const emptyTableRows = (): TableRows => ({
   messages: [],
   transactions: [],
   tx_pages: [],
+  v3_pages: [],
   blocks: [],
   mc_shard_blocks: [],
   latest_account_code: [],
   mc_blocks_done: []
 })
 
-export const flattenBundle = (b: MasterchainBundle): TableRows => ({
-  message_contents: messageContentRows(b.transactions),
-  account_states: accountStateRows(b.account_states),
-  messages: b.transactions.flatMap(messageRows),
-  transactions: b.transactions.map(transactionRow),
-  tx_pages: b.transactions.map(txPageRow),
-  blocks: [blockRow(b.mc_block), ...b.shard_blocks.map(blockRow)],
-  mc_shard_blocks: mcShardBlockRows(b),
-  latest_account_code: latestAccountCodeRows(b),
-  mc_blocks_done: [mcBlockDoneRow(b)]
-})
+export const flattenBundle = (b: MasterchainBundle): TableRows => {
+  const pages = b.transactions.map(txPageRow)
+  return {
+    message_contents: messageContentRows(b.transactions),
+    account_states: accountStateRows(b.account_states),
+    messages: b.transactions.flatMap(messageRows),
+    transactions: b.transactions.map(transactionRow),
+    tx_pages: pages,
+    v3_pages: [v3PageRow(b.mc_seqno, pages)],
+    blocks: [blockRow(b.mc_block), ...b.shard_blocks.map(blockRow)],
+    mc_shard_blocks: mcShardBlockRows(b),
+    latest_account_code: latestAccountCodeRows(b),
+    mc_blocks_done: [mcBlockDoneRow(b)]
+  }
+}
 
 /** Receives one row of one table; `flattenBundles` collects them, the sink encodes them as they come. */
 export type RowVisitor = <T extends TableName>(table: T, row: TableRows[T][number]) => void
@@ -119,6 +127,7 @@ export const visitBundleRows = (
     for (const row of r.messages) visit("messages", row)
     for (const row of r.transactions) visit("transactions", row)
     for (const row of r.tx_pages) visit("tx_pages", row)
+    for (const row of r.v3_pages) visit("v3_pages", row)
     for (const row of r.blocks) visit("blocks", row)
     for (const row of r.mc_shard_blocks) visit("mc_shard_blocks", row)
     for (const row of r.latest_account_code) visit("latest_account_code", row)

@@ -95,7 +95,7 @@ const tsvString = (s: string): string => (TSV_SPECIAL.test(s) ? s.replace(/[\\\t
 const tsvQuoted = (s: string): string => `'${s.replace(/[\\'\t\n\r]/g, (c) => TSV_ESCAPES[c]!)}'`
 
 /**
- * Table rows -> TabSeparated bytes, for tables whose values are numbers, strings and arrays of strings only
+ * Table rows -> TabSeparated bytes, for tables whose values are numbers, strings and arrays of strings or numbers only
  * (tx_pages: most of its bytes are pre-rendered JSON texts, which JSONCompactEachRow would escape quote by quote and
  * the engine unescape again; TabSeparated escapes only backslashes, tabs and line breaks). The same invariant as
  * CompactRowEncoder: the columns are the first row's keys, each line holds exactly those values; any other kind of
@@ -113,7 +113,10 @@ export class TsvRowEncoder extends LineRowEncoder {
       else if (typeof v === "number" && Number.isFinite(v)) text = String(v)
       else if (typeof v === "bigint") text = v.toString()
       else if (Array.isArray(v) && v.every((e) => typeof e === "string")) text = `[${v.map(tsvQuoted).join(",")}]`
-      else throw new UnstorableRecordError(`${this.table} row: ${columns[i]} is not a number, string or string array`)
+      else if (Array.isArray(v) && v.every((e) => typeof e === "number" && Number.isFinite(e))) text = `[${v.join(",")}]`
+      else {
+        throw new UnstorableRecordError(`${this.table} row: ${columns[i]} is not a number, string, string or number array`)
+      }
       line = i === 0 ? text : `${line}\t${text}`
     }
     return line
@@ -122,8 +125,8 @@ export class TsvRowEncoder extends LineRowEncoder {
 
 export type RowEncoder = CompactRowEncoder | TsvRowEncoder
 
-/** Tables whose rows go as TabSeparated: numbers, strings and string arrays only, most bytes in JSON texts. */
-const TSV_TABLES: ReadonlySet<string> = new Set(["tx_pages"])
+/** Tables whose rows go as TabSeparated: numbers, strings and arrays only, most bytes in JSON texts. */
+const TSV_TABLES: ReadonlySet<string> = new Set(["tx_pages", "v3_pages"])
 
 /** The encoder the sink uses for a table's insert. */
 export const encoderFor = (table: string): RowEncoder =>

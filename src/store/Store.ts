@@ -139,12 +139,20 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
   private readonly doneBlocks = new Map<string, BlockRecord>()
   private readonly doneChunks = new Map<number, Promise<Uint8Array>>()
   private readonly clients: ReadonlyArray<{ readonly reader: ReadConnection; inFlight: number }>
+  private readonly pageKv: boolean
 
-  /** Several connections to the same database let statements of concurrent calls run side by side. */
-  constructor(clients: ClickHouseClient | ReadonlyArray<ClickHouseClient | ReadConnection>) {
+  /**
+   * Several connections to the same database let statements of concurrent calls run side by side. `pageKv: false`
+   * (a cluster, whose key-value page tables are per node and never written) leaves the `v3_pages` rows unread.
+   */
+  constructor(
+    clients: ClickHouseClient | ReadonlyArray<ClickHouseClient | ReadConnection>,
+    options: { readonly pageKv?: boolean } = {}
+  ) {
     const list = Array.isArray(clients) ? clients : [clients as ClickHouseClient]
     if (list.length === 0) throw new RangeError("ClickHouseTxStore needs at least one client")
     this.clients = list.map((c) => ({ reader: isClient(c) ? clientReader(c) : c, inFlight: 0 }))
+    this.pageKv = options.pageKv ?? true
   }
 
   /**
@@ -341,9 +349,9 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
 
   /**
    * A v3 page in two plain statements (no subqueries: in the embedded engine each subquery is planned and run like a
-   * statement of its own, a few milliseconds each even over an empty table): the page's pieces (one key range of
-   * `tx_pages`, as raw tab-separated text, so the long JSON pieces are neither escaped by the engine nor parsed here),
-   * then the account states they reference and, with the address book, every `latest_account_code` row of its
+   * statement of its own, a few milliseconds each even over an empty table): the page's pieces (the page's lines of
+   * the block's one `v3_pages` row, a key-value lookup, or for a block without that row one key range of `tx_pages`;
+   * both as raw tab-separated text, so the long JSON pieces are neither escaped by the engine nor parsed here), then the account states they reference and, with the address book, every `latest_account_code` row of its
    * addresses, one UNION ALL looked up by the literal keys the first one returned (each table's sort key). The code
    * hash of an address is taken from those rows as `codeHashes` takes it (`newestDoneCodes`; a third statement only
    * for rows of the newest blocks).
@@ -357,28 +365,75 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
     const dir = o.sort === "asc" ? "ASC" : "DESC"
     const s = uint32(seqno)
     const done = await this.isMcDone(seqno)
+    const txs: Array<{ v3: string; before: string; after: string }> = []
+    const hashes = new Set<string>()
+    const book = new Set<string>()
+    const take = (line: string) => {
+      const f = splitFields(line, 4)
+      txs.push({ v3: f[3]!, before: f[0]!, after: f[1]! })
+      hashes.add(f[0]!)
+      hashes.add(f[1]!)
+      if (withAddressBook) for (const a of f[2]!.split(" ")) if (a.length > 0) book.add(a)
+    }
+    // The block's key-value row (sql/0131), for a block the marker's bitmap shows done (others: the statement below,
+    // which asks the marker); a block without a row (stored before the table and not filled yet) reads `tx_pages`.
+    const lines = done && this.pageKv ? await this.v3PageLines(s, o) : null
+    if (lines !== null) {
+      for (const line of lines) take(line)
+      return txs.length === 0 ? null : this.v3Lookups(txs, hashes, book)
+    }
     // Columns without tabs or newlines (decimal, hex and base64 text, addresses joined by spaces), the JSON piece last:
-    // compact JSON holds neither character raw (txPageRow checks), so each line splits at its first five tabs.
+    // compact JSON holds neither character raw (txPageRow checks), so each line splits at its first three tabs.
     const text = await this.text(
-      `SELECT lt, account, state_before, state_after, ${withAddressBook ? "arrayStringConcat(book, ' ')" : "''"}, v3
+      `SELECT state_before, state_after, ${withAddressBook ? "arrayStringConcat(book, ' ')" : "''"}, v3
        FROM tx_pages
        WHERE mc_block_seqno = ${s}${done ? "" : ` AND mc_block_seqno IN ${doneAmong(s)}`}
        ORDER BY lt ${dir}, account ASC
        LIMIT ${uint32(o.limit)} OFFSET ${uint64Number(o.offset)}
        FORMAT TabSeparatedRaw`
     )
-    const txs: Array<{ v3: string; before: string; after: string }> = []
-    const hashes = new Set<string>()
-    const book = new Set<string>()
-    for (const line of tsvLines(text)) {
-      const f = splitFields(line, 6)
-      txs.push({ v3: f[5]!, before: f[2]!, after: f[3]! })
-      hashes.add(f[2]!)
-      hashes.add(f[3]!)
-      if (withAddressBook) for (const a of f[4]!.split(" ")) if (a.length > 0) book.add(a)
-    }
+    for (const line of tsvLines(text)) take(line)
     if (txs.length === 0) return null
     if (!done) this.rememberMcDone(seqno)
+    return this.v3Lookups(txs, hashes, book)
+  }
+
+  /**
+   * The page's lines cut from the block's `v3_pages` row (sql/0131) by one key lookup whose statement returns only
+   * the page's lines, in page order: a descending page is a slice of the row's lines, an ascending one the lines
+   * whose ascending position falls in the page, ordered by it. Null when the block has no row.
+   */
+  private async v3PageLines(
+    s: string,
+    o: { limit: number; offset: number; sort: SortOrder }
+  ): Promise<Array<string> | null> {
+    const offset = uint64Number(o.offset)
+    const limit = uint32(o.limit)
+    const inPage = `r > ${offset} AND r <= ${offset} + ${limit}`
+    const page =
+      o.sort === "asc"
+        ? `arraySort((x, r) -> r, arrayFilter((x, r) -> ${inPage}, lines, asc_rank), arrayFilter(r -> ${inPage}, asc_rank))`
+        : `arraySlice(lines, ${offset} + 1, ${limit})`
+    // The row's size first (a row exists: the block has one), then the lines, each with no raw tab or newline of its
+    // own but tabs between its fields: the answer's first line ends at the first tab, the rest splits at newlines.
+    // The engine's former analyzer plans this statement with less CPU, the same answer (BENCHMARKS.md, 2026-11-25).
+    const text = await this.text(
+      `SELECT length(lines), arrayStringConcat(${page}, '\\n') FROM v3_pages WHERE mc_block_seqno = ${s}
+       SETTINGS enable_analyzer = 0
+       FORMAT TabSeparatedRaw`
+    )
+    if (text.length === 0) return null
+    const tab = text.indexOf("\t")
+    const body = text.slice(tab + 1, text.endsWith("\n") ? -1 : text.length)
+    return body.length === 0 ? [] : body.split("\n")
+  }
+
+  /** The account states and code rows a page's pieces reference, in one statement (see v3PageText). */
+  private async v3Lookups(
+    txs: Array<{ v3: string; before: string; after: string }>,
+    hashes: Set<string>,
+    book: Set<string>
+  ): Promise<V3PageText> {
     const lookups = await this.rows<LookupRow>(
       `SELECT 0 AS kind, toString(hash) AS key, known, account, balance, extra_currencies, account_status, frozen_hash,
               data_hash, code_hash, toUInt32(0) AS mc
@@ -388,7 +443,9 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
           : `
        UNION ALL
        SELECT 1, account, 0, '', NULL, CAST(map(), 'Map(UInt32, UInt256)'), NULL, NULL, NULL, code_hash, mc_seqno
-       FROM latest_account_code WHERE account IN ${strArray([...book])}`)
+       FROM latest_account_code WHERE account IN ${strArray([...book])}`) +
+        // as above: less CPU, the same rows (the settings of a UNION's last SELECT apply to the whole statement)
+        "\n       SETTINGS enable_analyzer = 0"
     )
     // A hash may have a hash-only row beside the full one until merges fold them: the known one wins (as FINAL).
     const best = new Map<string, LookupRow>()

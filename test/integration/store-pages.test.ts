@@ -59,10 +59,10 @@ const everyPage = async () => {
 
 beforeAll(async () => {
   ch = await testClickHouse("pages")
-  // A store written before the page table: every table but tx_pages.
+  // A store written before the page tables: every table but tx_pages and its key-value copy (v3_pages).
   const batch = flattenBundles(bundles)
   for (const table of INSERT_ORDER) {
-    if (table === "tx_pages" || batch[table].length === 0) continue
+    if (table === "tx_pages" || table === "v3_pages" || batch[table].length === 0) continue
     await ch.client.insert<object>({ table, values: batch[table], format: "JSONEachRow" })
   }
   store = new ClickHouseTxStore(ch.client)
@@ -128,9 +128,11 @@ describe("tx_pages", () => {
       if (table === "mc_blocks_done" || rows[table].length === 0) continue
       await ch.client.insert<object>({ table, values: rows[table], format: "JSONEachRow" })
     }
+    expect(await count("SELECT count() AS n FROM v3_pages WHERE mc_block_seqno = 900")).toBe(1)
     expect(await store.v3PageText(900, { limit: 40, offset: 0, sort: "desc" }, true)).toBeNull()
     expect((await fromClickHouse.inject("/api/v3/masterchainBlockShardState?seqno=900")).statusCode).toBe(404)
     expect(await deleteIncomplete(ch.client)).toEqual([900])
     expect(await count("SELECT count() AS n FROM tx_pages WHERE mc_block_seqno = 900")).toBe(0)
+    expect(await count("SELECT count() AS n FROM v3_pages WHERE mc_block_seqno = 900")).toBe(0)
   })
 })

@@ -55,7 +55,11 @@ describe("real mainnet blocks through ClickHouse", () => {
   })
 
   it("stores a transaction in no more bytes than its raw BOC, and its rendered pages in as many again at most", async () => {
-    for (const table of INSERT_ORDER) await client.command({ query: `OPTIMIZE TABLE ${table} FINAL` })
+    // `v3_pages` (sql/0131) is a key-value table: no parts to merge, and not in system.parts (a derived read copy of
+    // `tx_pages`, like it outside the bound on the normalized tables; its size is not measured here)
+    for (const table of INSERT_ORDER) {
+      if (table !== "v3_pages") await client.command({ query: `OPTIMIZE TABLE ${table} FINAL` })
+    }
     const parts = await rows<{ table: string; bytes: number; rows: number }>(
       `SELECT table, sum(bytes_on_disk) AS bytes, sum(rows) AS rows FROM system.parts
        WHERE database = currentDatabase() AND active GROUP BY table ORDER BY bytes DESC`

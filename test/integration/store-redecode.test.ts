@@ -79,7 +79,15 @@ const makeStale = async ({ bodiesOnly = false } = {}) => {
   if (!bodiesOnly) await staleNames()
   const pieceOpcodes = bodiesOnly ? "v3" : 'replaceAll(v3, \'"decoded_opcode":"\', \'"decoded_opcode":"older_\')'
   await mutate(`ALTER TABLE tx_pages UPDATE v3 = replaceAll(${pieceOpcodes}, '"@type":"', '"@type":"older_') WHERE 1`)
+  // and the key-value copies of those pages (sql/0131), rewritten whole as every write of them is
+  await ch.client.command({
+    query: `INSERT INTO v3_pages SELECT mc_block_seqno, asc_rank,
+            arrayMap(l -> replaceAll(${pieceOpcodes.replace("v3", "l")}, '"@type":"', '"@type":"older_'), lines) FROM v3_pages`
+  })
 }
+
+const v3Rows = async (): Promise<string> => text("SELECT * FROM v3_pages ORDER BY mc_block_seqno")
+let freshV3Rows: string
 
 const staleNames = async () => {
   await mutate(
@@ -108,6 +116,7 @@ beforeAll(async () => {
   batchBytes = Math.ceil(Number(await text("SELECT sum(length(boc)) FROM message_contents")) / 4)
   fresh = await answers()
   freshColumns = await columns()
+  freshV3Rows = await v3Rows()
 }, 120_000)
 
 afterAll(async () => {
@@ -137,6 +146,8 @@ describe("re-decode to this build's body decoder", () => {
     expect(await columns()).toBe(freshColumns)
     expect(differing(await answers())).toEqual([])
     expect(await blocksWithoutPages(ch.client)).toEqual([])
+    // the key-value page rows of the re-rendered blocks were deleted and written again from the fresh pieces
+    expect(await v3Rows()).toBe(freshV3Rows)
     expect(await storedDecoderVersion(ch.client)).toBe(BODY_DECODER_VERSION)
 
     const again = await redecodeBodies(ch.client)
@@ -185,6 +196,7 @@ describe("re-decode to this build's body decoder", () => {
     expect(resumed.bodies).toBeGreaterThan(stopped.bodies)
     expect(await columns()).toBe(freshColumns)
     expect(differing(await answers())).toEqual([])
+    expect(await v3Rows()).toBe(freshV3Rows)
     expect(await storedDecoderVersion(ch.client)).toBe(next)
   })
   it("the start-up step (BodyRedecode) runs on the service's client and leaves a store of a newer decoder as is", async () => {

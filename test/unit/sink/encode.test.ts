@@ -107,15 +107,23 @@ describe("TsvRowEncoder", () => {
   })
 
   it("refuses values TabSeparated could store differently (null, boolean, object)", () => {
-    for (const v of [null, true, { a: 1 }, [1]]) {
+    for (const v of [null, true, { a: 1 }, [1, "x"], [Number.NaN], [null]]) {
       const encoder = new TsvRowEncoder("t")
       expect(() => encoder.add({ a: "x", v })).toThrow(UnstorableRecordError)
     }
   })
 
-  it("is the sink's encoder for tx_pages only", () => {
+  it("writes arrays of numbers as the engine reads them", () => {
+    const encoder = new TsvRowEncoder("t")
+    encoder.add({ n: 1, ranks: [3, 1, 2], none: [] })
+    expect(encoder.finish().body.toString("utf8")).toBe("1\t[3,1,2]\t[]\n")
+  })
+
+  it("is the sink's encoder for the page tables only (tx_pages, v3_pages)", () => {
     for (const table of INSERT_ORDER) {
-      expect(encoderFor(table).format).toBe(table === "tx_pages" ? "TabSeparated" : "JSONCompactEachRow")
+      expect(encoderFor(table).format).toBe(
+        table === "tx_pages" || table === "v3_pages" ? "TabSeparated" : "JSONCompactEachRow"
+      )
     }
   })
 })

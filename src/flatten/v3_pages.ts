@@ -1,0 +1,54 @@
+/**
+ * A masterchain block's `tx_pages` rows -> its one `v3_pages` row (sql/0131): per transaction one line
+ * `state_before \t state_after \t book \t v3` (the address-book addresses space-joined, the v3 piece last), the lines
+ * in the order a descending v3 page lists them (lt descending, then account ascending: the `tx_pages` statement's
+ * order), and per line its position in an ascending page (lt ascending, then account ascending: not the reverse
+ * where lts tie), 1-based. A page of any offset, limit and order is then one key lookup and a cut of that row
+ * (ClickHouseTxStore.v3PageText). Every done masterchain block has a row, one without transactions an empty one.
+ * Invariant: the row holds exactly the block's pieces, so a page cut from it is the page read from `tx_pages`.
+ */
+import type { TxPageRow } from "../store/pages.js"
+
+export interface V3PageRow {
+  readonly mc_block_seqno: number
+  /** Per line, its 1-based position in ascending page order. */
+  readonly asc_rank: Array<number>
+  readonly lines: Array<string>
+}
+
+/** The piece fields a row is made of (the consumer's TxPageRow has them; a backfill reads only these). */
+export type V3PagePiece = Pick<TxPageRow, "account" | "lt" | "state_before" | "state_after" | "book" | "v3">
+
+const ltCompare = (a: V3PagePiece, b: V3PagePiece): number => {
+  const la = BigInt(a.lt)
+  const lb = BigInt(b.lt)
+  return la === lb ? 0 : la < lb ? -1 : 1
+}
+
+/** Accounts compare as the engine compares strings: by bytes (raw addresses are ASCII). */
+const accountCompare = (a: V3PagePiece, b: V3PagePiece): number =>
+  a.account < b.account ? -1 : a.account > b.account ? 1 : 0
+
+/** Descending page order: lt descending, then account ascending. */
+export const descOrder = (a: V3PagePiece, b: V3PagePiece): number => -ltCompare(a, b) || accountCompare(a, b)
+
+/** Ascending page order: lt ascending, then account ascending. */
+export const ascOrder = (a: V3PagePiece, b: V3PagePiece): number => ltCompare(a, b) || accountCompare(a, b)
+
+const NO_TAB_OR_NEWLINE = /[\t\n\r]/
+
+/** The row of masterchain block `mc_block_seqno` from all its pieces (none: the empty row). */
+export const v3PageRow = (mc_block_seqno: number, pieces: ReadonlyArray<V3PagePiece>): V3PageRow => {
+  const desc = [...pieces].sort(descOrder)
+  const position = new Map<V3PagePiece, number>()
+  ;[...desc].sort(ascOrder).forEach((p, i) => position.set(p, i + 1))
+  const lines = desc.map((p) => {
+    const book = p.book.join(" ")
+    for (const field of [p.state_before, p.state_after, book, p.v3]) {
+      // the line's fields split at tabs, the page's lines at newlines (compact JSON holds neither raw)
+      if (NO_TAB_OR_NEWLINE.test(field)) throw new Error(`v3_pages: a field of ${p.account} ${p.lt} holds a tab or newline`)
+    }
+    return `${p.state_before}\t${p.state_after}\t${book}\t${p.v3}`
+  })
+  return { mc_block_seqno, asc_rank: desc.map((p) => position.get(p)!), lines }
+}
