@@ -12,7 +12,7 @@
 // the runnable's CPU per request and peak RSS.
 import type { ClickHouseClient } from "@clickhouse/client"
 import { Either } from "effect"
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { spawn } from "node:child_process"
 import { createRequire } from "node:module"
 import { availableParallelism, loadavg, tmpdir } from "node:os"
@@ -33,6 +33,23 @@ import { extractBlock, toBlockRecord } from "../src/ton/block.js"
 import { decodeTransaction } from "../src/ton/decode.js"
 import type { BlockRecord, MasterchainBundle } from "../src/ton/record.js"
 import { MemoryTxStore } from "../tools/fake/memoryStore.js"
+import { parseCli } from "../src/infra/cli.js"
+
+// No options: every setting is an environment variable (see the comment at the top).
+parseCli(
+  {},
+  `usage: npm run bench:api
+Settings are environment variables:
+  BENCH_STORE=memory|clickhouse   one real block, in memory (the HTTP layer) or in ClickHouse (default memory)
+  BENCH_STORE_DIR=DIR             volume mode: the product's API runnable over a store kept by bench:ingest --store
+  BENCH_PROJECT_DIR=DIR           (volume mode) the checkout whose runnable serves (default this one)
+  BENCH_SAMPLE=N                  (volume mode) random masterchain blocks requested (default 10000, or all)
+  BENCH_CACHE=off|on              (volume mode) run one cache mode only (default both)
+  BENCH_SINGLES=N                 (volume mode) one-connection requests for the latency figure
+  BENCH_PORT=P                    (volume mode) the runnable's port (default 18480)
+  BENCH_CONNECTIONS=N             concurrent connections (default 16)
+  BENCH_SECONDS=N                 seconds per load run (default 10)`
+)
 
 interface Histogram {
   readonly average: number
@@ -225,11 +242,13 @@ const LOADGEN = join(import.meta.dirname, "lib/loadgen.ts")
 /** Load over many paths, from a child process (bench/lib/loadgen.ts). */
 const loadPaths = (base: string, paths: ReadonlyArray<string>): Promise<AutocannonResult> =>
   new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ["--import", "tsx", LOADGEN, JSON.stringify({ base, paths, connections, seconds })],
-      { stdio: ["ignore", "pipe", "inherit"] }
-    )
+    const dir = mkdtempSync(join(tmpdir(), "bench-api-load-"))
+    const inputFile = join(dir, "input.json")
+    writeFileSync(inputFile, JSON.stringify({ base, paths, connections, seconds }))
+    const child = spawn(process.execPath, ["--import", "tsx", LOADGEN, inputFile], {
+      stdio: ["ignore", "pipe", "inherit"]
+    })
+    child.on("exit", () => rmSync(dir, { recursive: true, force: true }))
     let out = ""
     child.stdout.on("data", (d: Buffer) => (out += d.toString("utf8")))
     child.on("error", reject)

@@ -2,6 +2,7 @@
 // at a fixed concurrency against one base URL, cycling through a list of paths (many different blocks, as historical
 // clients ask). Input: one JSON argument {base, paths, connections, seconds}; output: autocannon's result as JSON.
 import { createRequire } from "node:module"
+import { readFileSync } from "node:fs"
 
 interface RequestSpec {
   readonly method: string
@@ -22,21 +23,26 @@ interface Input {
   readonly seconds: number
 }
 
-const input = JSON.parse(process.argv[2] ?? "{}") as Input
+// The input is a JSON file (tens of thousands of paths exceed what one command-line argument may hold).
+const inputFile = process.argv[2]
+const input = (inputFile === undefined ? {} : JSON.parse(readFileSync(inputFile, "utf8"))) as Partial<Input>
 if (!input.base || !Array.isArray(input.paths) || input.paths.length === 0) {
-  process.stderr.write("usage: loadgen '{\"base\":\"http://127.0.0.1:PORT\",\"paths\":[\"/...\"],\"connections\":16,\"seconds\":10}'\n")
+  process.stderr.write(
+    'usage: loadgen INPUT.json, holding {"base":"http://127.0.0.1:PORT","paths":["/..."],"connections":16,"seconds":10}\n'
+  )
   process.exit(2)
 }
+const paths = input.paths
 
 let next = 0
 const result = await autocannon({
   url: input.base,
-  connections: input.connections,
-  duration: input.seconds,
+  connections: input.connections ?? 16,
+  duration: input.seconds ?? 10,
   requests: [
     {
       method: "GET",
-      setupRequest: (req) => ({ ...req, path: input.paths[next++ % input.paths.length]! })
+      setupRequest: (req) => ({ ...req, path: paths[next++ % paths.length]! })
     }
   ]
 })
