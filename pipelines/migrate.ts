@@ -5,6 +5,7 @@ import { ClickHouse } from "../src/clickhouse/ClickHouse.js"
 import { migrate } from "../src/clickhouse/migrations.js"
 import { runMain } from "../src/infra/runMain.js"
 import { backfillTxPages } from "../src/store/backfillPages.js"
+import { backfillV2Pages } from "../src/store/backfillV2Pages.js"
 import { redecodeBodies } from "../src/store/redecode.js"
 import { installFastCellHash } from "../src/ton/fastHash.js"
 
@@ -29,6 +30,16 @@ const program = Effect.gen(function* () {
   // Stores from before the page table (sql/0100) get their pieces now; a no-op once every done block has them.
   const filled = yield* Effect.promise(() => backfillTxPages(ch.client))
   if (filled.length > 0) yield* Console.log(`tx_pages: filled ${filled.length} masterchain blocks`)
+  // Every done block's key-value v2 page row (sql/0132), from those pieces; off on a cluster (per-node table).
+  if (ch.cluster === undefined) {
+    const rows = yield* Effect.promise(() =>
+      backfillV2Pages(ch.client, {
+        seqnos: filled,
+        onProgress: (p) => console.log(`v2_pages: ${p.rows} rows written, done blocks through mc ${p.through}`)
+      })
+    )
+    if (rows > 0) yield* Console.log(`v2_pages: filled ${rows} block rows`)
+  }
 })
 
 runMain(program.pipe(Effect.provide(ClickHouse.layer)))

@@ -39,7 +39,8 @@ export class ApiServer extends Context.Tag("ton-exporter/ApiServer")<
         (r) => Effect.promise(() => r.close())
       )
       const app = buildApp({
-        store: new ClickHouseTxStore(readers.clients),
+        // key-value page rows (sql/0132) are off on a cluster: per node, never written there
+        store: new ClickHouseTxStore(readers.clients, { pageKv: ch.cluster === undefined }),
         config: { network, api, processMetrics: true, logger: false, cacheBytes: api.cacheBytes }
       })
       // the human-facing overview page reads ClickHouse's analytics views directly, beside the toncenter routes

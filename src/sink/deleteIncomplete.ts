@@ -10,6 +10,7 @@
 import type { ClickHouseClient } from "@clickhouse/client"
 import { localName } from "../clickhouse/cluster.js"
 import { MC_KEYED_TABLES } from "../flatten/bundle.js"
+import { deleteV2Pages } from "../store/backfillV2Pages.js"
 
 export interface DeleteIncompleteOptions {
   /** Only masterchain seqnos >= this are examined (bounds the scan). Default 0. */
@@ -99,6 +100,8 @@ const target = (table: string, cluster: string | undefined) =>
   cluster ? `${localName(table)} ON CLUSTER ${cluster}` : table
 
 const deleteRows = async (client: ClickHouseClient, seqnos: ReadonlyArray<number>, cluster?: string): Promise<void> => {
+  // The key-value page rows first (sql/0132; none on a cluster), found through the `blocks` rows deleted below.
+  if (cluster === undefined) await deleteV2Pages(client, seqnos)
   // Lightweight deletes wait for completion (lightweight_deletes_sync = 2), so callers may insert right after.
   for (const { table, column } of [...DEPENDENTS].reverse().concat(ANCHOR!)) {
     await client.command({

@@ -3,12 +3,14 @@
  * migrate the schema. `layer` runs it beside the service (the consumer ingests meanwhile: its rows already hold this
  * decoder's values) and stops it between batches at shutdown, to resume at the next start; `layerAwaited` finishes
  * it before the layer is built (the all-in-one process, whose API would otherwise cache pages rendered before it).
- * A failure is logged, never fatal: the version stays unrecorded, so the next start tries again.
+ * A failure is logged, never fatal: the version stays unrecorded, so the next start tries again. After it, the
+ * key-value v2 page rows (sql/0132) missing for done blocks are filled the same way (./backfillV2Pages.ts).
  */
 import { Context, Effect, Layer, Runtime } from "effect"
 import { ClickHouse } from "../clickhouse/ClickHouse.js"
 import { Migrations } from "../clickhouse/migrations.js"
 import { installFastCellHash } from "../ton/fastHash.js"
+import { backfillV2Pages } from "./backfillV2Pages.js"
 import { redecodeBodies, type RedecodeReport } from "./redecode.js"
 
 export class BodyRedecode extends Context.Tag("ton-exporter/BodyRedecode")<
@@ -44,7 +46,22 @@ export class BodyRedecode extends Context.Tag("ton-exporter/BodyRedecode")<
         )
         return undefined
       }
-    )
+    ).then(async (report) => {
+      // Then the key-value v2 page rows (sql/0132) of done blocks not filled yet (after a re-render, which fills its
+      // own blocks' rows): off on a cluster; a failure is logged and the next start tries again.
+      if (ch.cluster !== undefined || controller.signal.aborted) return report
+      await backfillV2Pages(ch.client, { signal: controller.signal }).then(
+        (rows) => {
+          if (rows > 0) log(`v2_pages: filled ${rows} block rows`)
+        },
+        (e: unknown) => {
+          Runtime.runFork(runtime)(
+            Effect.logWarning(`v2_pages: fill failed, retried at the next start: ${(e as Error)?.message ?? String(e)}`)
+          )
+        }
+      )
+      return report
+    })
     yield* Effect.addFinalizer(() =>
       Effect.promise(() => {
         controller.abort()

@@ -13,6 +13,7 @@ import { decodeBodyBoc, opcodeName } from "../ton/bodies/decode.js"
 import { BODY_DECODER_VERSION } from "../ton/bodies/version.js"
 import { goJsonStringify } from "../ton/v3.js"
 import { backfillTxPages } from "./backfillPages.js"
+import { backfillV2Pages, deleteV2Pages } from "./backfillV2Pages.js"
 import { str, strArray, uint32Array } from "./sql.js"
 
 export interface RedecodeOptions {
@@ -132,6 +133,8 @@ export const redecodeBodies = async (
       await rows<{ s: number }>(client, `SELECT DISTINCT mc_block_seqno AS s FROM messages WHERE ${where}`)
     ).map((r) => Number(r.s))
     if (blocks.length === 0) return
+    // their key-value page rows first (sql/0132; none on a cluster): a row is never left beside re-rendered pieces
+    if (options.cluster === undefined) await deleteV2Pages(client, blocks)
     await client.command({
       query: `DELETE FROM ${target("tx_pages")} WHERE mc_block_seqno IN ${uint32Array(blocks)}`,
       clickhouse_settings: { lightweight_deletes_sync: "2" }
@@ -279,6 +282,9 @@ export const redecodeBodies = async (
   // Small insert batches: a whole store of dropped pages may be rendered here (the default batch is 20,000 rows).
   const rendered = await backfillTxPages(client, { batchTxs: 2_000 })
   if (rendered.length > 0) say(`redecode: pages rendered again for ${rendered.length} masterchain blocks (${cpu()})`)
+  if (options.cluster === undefined && dropped.size > 0) {
+    await backfillV2Pages(client, { seqnos: [...dropped, ...rendered] })
+  }
   await record(client, version, "done", { cursor, bodies, changed })
   say(
     `redecode: decoder version ${from} -> ${version}: ${bodies} bodies, ${changed} changed, ` +

@@ -113,9 +113,10 @@ describe("TsvRowEncoder", () => {
     }
   })
 
-  it("is the sink's encoder for tx_pages only", () => {
+  it("is the sink's encoder for the page tables (tx_pages, v2_pages) only", () => {
     for (const table of INSERT_ORDER) {
-      expect(encoderFor(table).format).toBe(table === "tx_pages" ? "TabSeparated" : "JSONCompactEachRow")
+      const pages = table === "tx_pages" || table === "v2_pages"
+      expect(encoderFor(table).format).toBe(pages ? "TabSeparated" : "JSONCompactEachRow")
     }
   })
 })
