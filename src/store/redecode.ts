@@ -283,7 +283,8 @@ export const redecodeBodies = async (
   const rendered = await backfillTxPages(client, { batchTxs: 2_000 })
   if (rendered.length > 0) say(`redecode: pages rendered again for ${rendered.length} masterchain blocks (${cpu()})`)
   if (options.cluster === undefined && dropped.size > 0) {
-    await backfillV2Pages(client, { seqnos: [...dropped, ...rendered] })
+    const rows = await backfillV2Pages(client, { seqnos: [...dropped, ...rendered] })
+    say(`redecode: ${rows} key-value v2 page rows written (${cpu()})`)
   }
   await record(client, version, "done", { cursor, bodies, changed })
   say(
