@@ -55,7 +55,10 @@ describe("real mainnet blocks through ClickHouse", () => {
   })
 
   it("stores a transaction in no more bytes than its raw BOC, and its rendered pages in as many again at most", async () => {
-    for (const table of INSERT_ORDER) await client.command({ query: `OPTIMIZE TABLE ${table} FINAL` })
+    // v2_pages is a key-value table (sql/0132): no FINAL merge, no parts in system.parts, so not in this count
+    for (const table of INSERT_ORDER) {
+      if (table !== "v2_pages") await client.command({ query: `OPTIMIZE TABLE ${table} FINAL` })
+    }
     const parts = await rows<{ table: string; bytes: number; rows: number }>(
       `SELECT table, sum(bytes_on_disk) AS bytes, sum(rows) AS rows FROM system.parts
        WHERE database = currentDatabase() AND active GROUP BY table ORDER BY bytes DESC`
