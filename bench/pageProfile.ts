@@ -199,10 +199,30 @@ const first2 = JSON.parse(
   )
 ) as { w: number; sh: string; b: number; m: number }
 await timeStatement(
+  "v2 block: blocks FINAL by key (blockById)",
+  `SELECT * FROM blocks FINAL WHERE workchain = 0 AND shard = ${first2.sh} AND seqno = ${first2.b} LIMIT 1`
+)
+await timeStatement(
   "v2 page: v2 FROM tx_pages (key range)",
   `SELECT v2 FROM tx_pages WHERE mc_block_seqno = ${first2.m} AND block_workchain = 0 AND block_shard = ${first2.sh}
    AND block_seqno = ${first2.b} ORDER BY account, lt LIMIT 40`
 )
+// The block's v2_pages row (sql/0132) by its key: id hashes and the whole page, cut in Node (src/store/v2Pages.ts).
+const v2Key = `'0:${first2.sh}:${first2.b}'`
+const v2Exists = session.query(`EXISTS TABLE v2_pages`, "TSV").trim() === "1"
+if (v2Exists) {
+  await timeStatement(
+    "v2 page + block: v2_pages row by key (the store's one statement)",
+    `SELECT mc_block_seqno, root_hash, file_hash, keys, v2 FROM v2_pages WHERE block = ${v2Key}`,
+    "TabSeparatedRaw"
+  )
+  await timeStatement(
+    "v2 page + block: v2_pages row, slice cut by the engine",
+    `SELECT mc_block_seqno, root_hash, file_hash, length(keys) / 84 AS total,
+            arrayStringConcat(arraySlice(splitByChar('\\n', v2), 1, 40), ',') FROM v2_pages WHERE block = ${v2Key}`,
+    "TabSeparatedRaw"
+  )
+} else console.log("v2_pages: no such table (store not migrated to sql/0132): its statements skipped")
 session.close()
 
 // The store's own calls, through the client (@clickhouse/client over chdb: a `USE` and `SET`s before each statement)
@@ -219,6 +239,10 @@ for (const [via, store] of [
     store.v3PageText(s, { limit: 40, offset: 0, sort: "desc" }, true)
   )
   await timeCall(`store.v2PageText count=40 (${via})`, () => store.v2PageText(block!, null, 40))
+  if (v2Exists) {
+    const id = { workchain: 0, shard: first2.sh, seqno: first2.b }
+    await timeCall(`store.v2BlockPage count=40 (${via})`, () => store.v2BlockPage(id, null, 40))
+  }
 }
 await readers.close()
 await timeCall("node: v3 answer from the page (tails, address book, JSON)", async () => {

@@ -6,6 +6,7 @@ import { migrate } from "../src/clickhouse/migrations.js"
 import { runMain } from "../src/infra/runMain.js"
 import { backfillTxPages } from "../src/store/backfillPages.js"
 import { backfillV3Pages } from "../src/store/backfillV3Pages.js"
+import { backfillV2Pages } from "../src/store/backfillV2Pages.js"
 import { redecodeBodies } from "../src/store/redecode.js"
 import { installFastCellHash } from "../src/ton/fastHash.js"
 
@@ -39,6 +40,16 @@ const program = Effect.gen(function* () {
       })
     )
     if (rows > 0) yield* Console.log(`v3_pages: filled ${rows} masterchain block rows`)
+  }
+  // Every done block's key-value v2 page row (sql/0132), from those pieces; off on a cluster (per-node table).
+  if (ch.cluster === undefined) {
+    const rows = yield* Effect.promise(() =>
+      backfillV2Pages(ch.client, {
+        seqnos: filled,
+        onProgress: (p) => console.log(`v2_pages: ${p.rows} rows written, done blocks through mc ${p.through}`)
+      })
+    )
+    if (rows > 0) yield* Console.log(`v2_pages: filled ${rows} block rows`)
   }
 })
 

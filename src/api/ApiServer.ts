@@ -39,7 +39,7 @@ export class ApiServer extends Context.Tag("ton-exporter/ApiServer")<
         (r) => Effect.promise(() => r.close())
       )
       const app = buildApp({
-        // key-value page rows (sql/0131) are off on a cluster: per node, never written
+        // key-value page rows (sql/0131, sql/0132) are off on a cluster: per node, never written there
         store: new ClickHouseTxStore(readers.clients, { pageKv: ch.cluster === undefined }),
         config: { network, api, processMetrics: true, logger: false, cacheBytes: api.cacheBytes }
       })

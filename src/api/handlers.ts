@@ -101,6 +101,17 @@ const blockTransactionsExtResult = async (
   req: ReturnType<typeof parseBlockTransactionsExt>,
   fresh: string
 ): Promise<unknown> => {
+  // One lookup when the store holds the block's page row; the same checks and envelope as below.
+  const kv = await deps.store.pages?.v2BlockPage?.(req.id, req.after, req.count)
+  if (kv !== undefined && kv !== null) {
+    if (req.hashes !== null && (req.hashes.root_hash !== kv.id.root_hash || req.hashes.file_hash !== kv.id.file_hash)) {
+      throw notFound(`cannot find block ${blockIdText(req.id)} with the given root_hash and file_hash`)
+    }
+    const envelope = pythonJson(
+      deps.render.v2BlockTransactionsExt({ id: kv.id, ...pageInfo(req.count, kv.count), transactions: [], extra: fresh })
+    )
+    return new JsonText(envelope.replace(EMPTY_V2_TXS, `"transactions":[${kv.transactions}]`))
+  }
   const block = await deps.store.blockById(req.id)
   if (block === null) throw notFound(`cannot find block ${blockIdText(req.id)}: block not found`)
   if (

@@ -13,6 +13,7 @@ import { type MessageContentRow, messageContentRows } from "./message_contents.j
 import { type MessageRow, messageRows } from "./messages.js"
 import { type TransactionRow, transactionRow } from "./transactions.js"
 import { type V3PageRow, v3PageRow } from "./v3_pages.js"
+import { type V2PageRow, v2PageRows } from "./v2_pages.js"
 
 export interface TableRows {
   readonly message_contents: Array<MessageContentRow>
@@ -24,6 +25,7 @@ export interface TableRows {
   readonly blocks: Array<BlockRow>
   readonly mc_shard_blocks: Array<McShardBlockRow>
   readonly latest_account_code: Array<LatestAccountCodeRow>
+  readonly v2_pages: Array<V2PageRow>
   readonly mc_blocks_done: Array<McBlockDoneRow>
 }
 
@@ -33,7 +35,9 @@ export type TableName = keyof TableRows
  * Insert order. Content-addressed tables first; then `mc_shard_blocks`, which has a row for every masterchain block
  * (its own block at least), BEFORE any other table keyed by masterchain seqno, so that any row of a masterchain block
  * implies its `mc_shard_blocks` rows (deleteIncomplete finds unfinished blocks there alone); `v3_pages` (the
- * key-value copy of the block's `tx_pages` rows, sql/0131) right after them; the completion marker strictly last.
+ * key-value copy of the block's `tx_pages` rows, sql/0131) right after them; `v2_pages` (a key-value table keyed by
+ * block, not by masterchain seqno, sql/0132) after `blocks`, so every row of it has its block's `blocks` row, through
+ * which deleteIncomplete finds it; the completion marker strictly last.
  */
 export const INSERT_ORDER: ReadonlyArray<TableName> = [
   "message_contents",
@@ -45,6 +49,7 @@ export const INSERT_ORDER: ReadonlyArray<TableName> = [
   "v3_pages",
   "blocks",
   "latest_account_code",
+  "v2_pages",
   "mc_blocks_done"
 ]
 
@@ -71,11 +76,13 @@ export const emptyTableRows = (): TableRows => ({
   blocks: [],
   mc_shard_blocks: [],
   latest_account_code: [],
+  v2_pages: [],
   mc_blocks_done: []
 })
 
 export const flattenBundle = (b: MasterchainBundle): TableRows => {
   const pages = b.transactions.map(txPageRow)
+  const blocks = [blockRow(b.mc_block), ...b.shard_blocks.map(blockRow)]
   return {
     message_contents: messageContentRows(b.transactions),
     account_states: accountStateRows(b.account_states),
@@ -83,9 +90,10 @@ export const flattenBundle = (b: MasterchainBundle): TableRows => {
     transactions: b.transactions.map(transactionRow),
     tx_pages: pages,
     v3_pages: [v3PageRow(b.mc_seqno, pages)],
-    blocks: [blockRow(b.mc_block), ...b.shard_blocks.map(blockRow)],
+    blocks,
     mc_shard_blocks: mcShardBlockRows(b),
     latest_account_code: latestAccountCodeRows(b),
+    v2_pages: v2PageRows(blocks, pages),
     mc_blocks_done: [mcBlockDoneRow(b)]
   }
 }
@@ -131,6 +139,7 @@ export const visitBundleRows = (
     for (const row of r.blocks) visit("blocks", row)
     for (const row of r.mc_shard_blocks) visit("mc_shard_blocks", row)
     for (const row of r.latest_account_code) visit("latest_account_code", row)
+    for (const row of r.v2_pages) visit("v2_pages", row)
     for (const row of r.mc_blocks_done) visit("mc_blocks_done", row)
   }
   for (const s of states.values()) visit("account_states", s)

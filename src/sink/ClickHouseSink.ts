@@ -178,8 +178,9 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
         for (const table of INSERT_ORDER) {
           const encoder = encoders.get(table)!
           if (encoder.rows === 0) continue
-          // Key-value page rows (sql/0131) are per node and not replicated: off on a cluster, where pages read tx_pages.
-          if (table === "v3_pages" && ch.cluster !== undefined) continue
+          // Key-value page rows (sql/0131, sql/0132) are per node and not replicated: off on a cluster, where pages
+          // read tx_pages.
+          if ((table === "v3_pages" || table === "v2_pages") && ch.cluster !== undefined) continue
           if (group !== undefined) {
             // A heartbeat right before the check keeps "heard from the coordinator" fresh (and a failed one, which
             // means a rebalance, moves the epoch).

@@ -11,6 +11,7 @@ import type { ClickHouseClient } from "@clickhouse/client"
 import { localName } from "../clickhouse/cluster.js"
 import { MC_KEYED_TABLES } from "../flatten/bundle.js"
 import { deleteV3Pages } from "../store/backfillV3Pages.js"
+import { deleteV2Pages } from "../store/backfillV2Pages.js"
 
 export interface DeleteIncompleteOptions {
   /** Only masterchain seqnos >= this are examined (bounds the scan). Default 0. */
@@ -100,8 +101,12 @@ const target = (table: string, cluster: string | undefined) =>
   cluster ? `${localName(table)} ON CLUSTER ${cluster}` : table
 
 const deleteRows = async (client: ClickHouseClient, seqnos: ReadonlyArray<number>, cluster?: string): Promise<void> => {
-  // The key-value v3 page rows first (sql/0131; none on a cluster).
-  if (cluster === undefined) await deleteV3Pages(client, seqnos)
+  // The key-value page rows first (sql/0131, sql/0132; none on a cluster); v2 rows are found through the `blocks`
+  // rows deleted below.
+  if (cluster === undefined) {
+    await deleteV3Pages(client, seqnos)
+    await deleteV2Pages(client, seqnos)
+  }
   // Lightweight deletes wait for completion (lightweight_deletes_sync = 2), so callers may insert right after.
   for (const { table, column } of [...DEPENDENTS].reverse().concat(ANCHOR!)) {
     await client.command({

@@ -4,13 +4,15 @@
  * decoder's values) and stops it between batches at shutdown, to resume at the next start; `layerAwaited` finishes
  * it before the layer is built (the all-in-one process, whose API would otherwise cache pages rendered before it).
  * A failure is logged, never fatal: the version stays unrecorded, so the next start tries again. After it, the
- * key-value v3 page rows (sql/0131) missing for done blocks are filled the same way (./backfillV3Pages.ts).
+ * key-value v3 and v2 page rows (sql/0131, sql/0132) missing for done blocks are filled the same way
+ * (./backfillV3Pages.ts, ./backfillV2Pages.ts).
  */
 import { Context, Effect, Layer, Runtime } from "effect"
 import { ClickHouse } from "../clickhouse/ClickHouse.js"
 import { Migrations } from "../clickhouse/migrations.js"
 import { installFastCellHash } from "../ton/fastHash.js"
 import { backfillV3Pages } from "./backfillV3Pages.js"
+import { backfillV2Pages } from "./backfillV2Pages.js"
 import { redecodeBodies, type RedecodeReport } from "./redecode.js"
 
 export class BodyRedecode extends Context.Tag("ton-exporter/BodyRedecode")<
@@ -57,6 +59,18 @@ export class BodyRedecode extends Context.Tag("ton-exporter/BodyRedecode")<
         (e: unknown) => {
           Runtime.runFork(runtime)(
             Effect.logWarning(`v3_pages: fill failed, retried at the next start: ${(e as Error)?.message ?? String(e)}`)
+          )
+        }
+      )
+      // Then the key-value v2 page rows (sql/0132) of done blocks not filled yet, the same way.
+      if (controller.signal.aborted) return report
+      await backfillV2Pages(ch.client, { signal: controller.signal }).then(
+        (rows) => {
+          if (rows > 0) log(`v2_pages: filled ${rows} block rows`)
+        },
+        (e: unknown) => {
+          Runtime.runFork(runtime)(
+            Effect.logWarning(`v2_pages: fill failed, retried at the next start: ${(e as Error)?.message ?? String(e)}`)
           )
         }
       )

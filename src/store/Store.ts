@@ -6,7 +6,7 @@
  * process-wide, literal ones side by side when the store is given several connections.
  */
 import type { ClickHouseClient } from "@clickhouse/client"
-import type { AccountCursor, PageTextStore, SortOrder, TxStore, V3PageText } from "./TxStore.js"
+import type { AccountCursor, PageTextStore, SortOrder, TxStore, V2BlockPage, V3PageText } from "./TxStore.js"
 import type { AccountStateRow } from "../flatten/account_states.js"
 import type { BlockRow } from "../flatten/blocks.js"
 import type { McShardBlockRow } from "../flatten/mc_shard_blocks.js"
@@ -21,6 +21,8 @@ import {
   contentHashes
 } from "./assemble.js"
 import { int32, int64, str, strArray, uint32, uint32Array, uint64, uint64Number } from "./sql.js"
+import { v2PageKey } from "../flatten/v2_pages.js"
+import { cutV2Page } from "./v2Pages.js"
 
 /** Settings every read needs whatever the client defaults are: 64-bit values as JSON strings, end to end. */
 export const readSettings = {
@@ -143,7 +145,8 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
 
   /**
    * Several connections to the same database let statements of concurrent calls run side by side. `pageKv: false`
-   * (a cluster, whose key-value page tables are per node and never written) leaves the `v3_pages` rows unread.
+   * (a cluster, whose key-value page tables are per node and never written) leaves the `v3_pages` and `v2_pages` rows
+   * unread.
    */
   constructor(
     clients: ClickHouseClient | ReadonlyArray<ClickHouseClient | ReadConnection>,
@@ -530,6 +533,40 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
     )
     const pieces = tsvLines(text)
     return pieces.length === 0 ? null : pieces
+  }
+
+  /**
+   * A v2 page and its block's id in ONE statement: the block's `v2_pages` row (sql/0132) by its key, cut here
+   * (./v2Pages.ts). Null (the caller takes the `blockById` + `v2PageText` path) when the row is off or missing (a
+   * cluster, a block stored before the table and not filled yet, an unknown block), when the marker's bitmap does not
+   * show its masterchain block done (the other path checks the marker in its statement), or for arguments that path
+   * refuses or treats specially (an invalid id, count or cursor).
+   */
+  async v2BlockPage(id: BlockId, after: AccountCursor | null, count: number): Promise<V2BlockPage | null> {
+    if (!this.pageKv || !validBlockId(id) || !isUInt32(count) || count === 0) return null
+    if (after !== null && !/^[0-9A-Fa-f]{64}$/.test(after.account)) return null
+    if (after !== null && (!/^\d{1,20}$/.test(after.lt) || BigInt(after.lt) >= 2n ** 64n)) return null
+    // The fields before the pieces hold no tab or newline (decimal, base64, hex and digits), the pieces no tab.
+    const text = await this.text(
+      `SELECT mc_block_seqno, root_hash, file_hash, keys, v2 FROM v2_pages
+       WHERE block = ${str(v2PageKey(id.workchain, id.shard, id.seqno))}
+       FORMAT TabSeparatedRaw`
+    )
+    if (text.length === 0) return null
+    const f = splitFields(text.endsWith("\n") ? text.slice(0, -1) : text, 5)
+    if (!(await this.isMcDone(Number(f[0])))) return null
+    const page = cutV2Page(f[3]!, f[4]!, after, count)
+    return {
+      id: {
+        workchain: id.workchain,
+        shard: BigInt.asIntN(64, BigInt(id.shard)).toString(),
+        seqno: id.seqno,
+        root_hash: f[1]!,
+        file_hash: f[2]!
+      },
+      transactions: page.text,
+      count: page.count
+    }
   }
 
   /** Two more queries for a page of transactions: its messages, then the bodies and init states they reference. */

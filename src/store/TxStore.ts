@@ -24,6 +24,14 @@ export interface V3PageText {
   readonly codeHashes: ReadonlyMap<string, string | null>
 }
 
+/** A v2 page of a done block with the block's id, as one key-value row answers it. */
+export interface V2BlockPage {
+  readonly id: BlockIdExt
+  /** The page's whole v2 `raw.transaction` JSONs, in page order, joined by commas. */
+  readonly transactions: string
+  readonly count: number
+}
+
 /**
  * Pages served from pre-rendered pieces (a store may offer them). null: the store holds no pieces for this block
  * (not backfilled yet), the caller answers from records instead; an empty page is answered from records too.
@@ -36,6 +44,12 @@ export interface PageTextStore {
   ): Promise<V3PageText | null>
   /** Each transaction's whole v2 `raw.transaction` JSON, in page order; `block` must be done (from blockById). */
   v2PageText(block: BlockRecord, after: AccountCursor | null, count: number): Promise<ReadonlyArray<string> | null>
+  /**
+   * The block's id and its v2 page (empty pages too) in one lookup, when the store holds the block's page row and
+   * the block is done; null otherwise (the caller then answers through `blockById` and `v2PageText`, which also
+   * tell a missing block apart).
+   */
+  v2BlockPage?(id: BlockId, after: AccountCursor | null, count: number): Promise<V2BlockPage | null>
 }
 
 export interface TxStore {

@@ -14,6 +14,7 @@ import { BODY_DECODER_VERSION } from "../ton/bodies/version.js"
 import { goJsonStringify } from "../ton/v3.js"
 import { backfillTxPages } from "./backfillPages.js"
 import { backfillV3Pages, deleteV3Pages } from "./backfillV3Pages.js"
+import { backfillV2Pages, deleteV2Pages } from "./backfillV2Pages.js"
 import { str, strArray, uint32Array } from "./sql.js"
 
 export interface RedecodeOptions {
@@ -133,8 +134,12 @@ export const redecodeBodies = async (
       await rows<{ s: number }>(client, `SELECT DISTINCT mc_block_seqno AS s FROM messages WHERE ${where}`)
     ).map((r) => Number(r.s))
     if (blocks.length === 0) return
-    // their key-value page rows first (sql/0131; none on a cluster): a row is never left beside re-rendered pieces
-    if (options.cluster === undefined) await deleteV3Pages(client, blocks)
+    // their key-value page rows first (sql/0131, sql/0132; none on a cluster): a row is never left beside re-rendered
+    // pieces
+    if (options.cluster === undefined) {
+      await deleteV3Pages(client, blocks)
+      await deleteV2Pages(client, blocks)
+    }
     await client.command({
       query: `DELETE FROM ${target("tx_pages")} WHERE mc_block_seqno IN ${uint32Array(blocks)}`,
       clickhouse_settings: { lightweight_deletes_sync: "2" }
@@ -283,6 +288,10 @@ export const redecodeBodies = async (
   const rendered = await backfillTxPages(client, { batchTxs: 2_000 })
   if (rendered.length > 0) say(`redecode: pages rendered again for ${rendered.length} masterchain blocks (${cpu()})`)
   if (options.cluster === undefined && dropped.size > 0) await backfillV3Pages(client, { seqnos: [...dropped, ...rendered] })
+  if (options.cluster === undefined && dropped.size > 0) {
+    const rows = await backfillV2Pages(client, { seqnos: [...dropped, ...rendered] })
+    say(`redecode: ${rows} key-value v2 page rows written (${cpu()})`)
+  }
   await record(client, version, "done", { cursor, bodies, changed })
   say(
     `redecode: decoder version ${from} -> ${version}: ${bodies} bodies, ${changed} changed, ` +

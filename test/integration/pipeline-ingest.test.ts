@@ -104,6 +104,21 @@ describe("pipeline: generated chain through Kafka into ClickHouse", () => {
     expect(stored.blocks).toEqual(expected.blocks)
     expect(stored.txHashes).toEqual(expected.txHashes)
     expect(stored.txs.every((t) => !t.includes("|-|"))).toBe(true)
+    // The key-value v2 page rows (sql/0132), through the sink's encoder: one per block, each holding exactly its
+    // block's tx_pages pieces in (account, lt) order.
+    const q = async <T>(query: string) => (await ch.client.query({ query, format: "JSONEachRow" })).json<T>()
+    const [kv] = await q<{ n: string; t: string }>("SELECT count() AS n, toString(sum(length(keys)) / 84) AS t FROM v2_pages")
+    expect(Number(kv!.n)).toBe(expected.blocks.length)
+    expect(Number(kv!.t)).toBe(expected.txHashes.length)
+    const [differ] = await q<{ n: string }>(
+      `SELECT count() AS n FROM v2_pages AS r
+       LEFT JOIN (SELECT concat(toString(block_workchain), ':', toString(block_shard), ':', toString(block_seqno)) AS block,
+                         arrayStringConcat(groupArray(v2), '\n') AS pieces
+                  FROM (SELECT * FROM tx_pages FINAL ORDER BY block_workchain, block_shard, block_seqno, account, lt)
+                  GROUP BY block) AS p ON r.block = p.block
+       WHERE r.v2 != p.pieces`
+    )
+    expect(Number(differ!.n)).toBe(0)
     // The chain exercises what it claims to: splits, merges, several shard blocks per masterchain block, and the
     // recorded real transactions, which must all be stored.
     expect(stats.splitChildren).toBeGreaterThan(0)

@@ -69,6 +69,8 @@ describe("migrations on a cluster (CLICKHOUSE_CLUSTER)", () => {
     expect(view.forms[0]).not.toContain("_local")
   })
 
+  // Key-value tables (EmbeddedRocksDB, sql/0131, sql/0132) are per node: created on every node, neither replicated nor
+  // distributed, and unused on a cluster (the read path takes tx_pages there).
   it("leaves no DDL statement off the cluster, and every MergeTree engine replicated", () => {
     for (const r of all) {
       for (const form of r.forms) {

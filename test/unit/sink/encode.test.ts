@@ -119,11 +119,10 @@ describe("TsvRowEncoder", () => {
     expect(encoder.finish().body.toString("utf8")).toBe("1\t[3,1,2]\t[]\n")
   })
 
-  it("is the sink's encoder for the page tables only (tx_pages, v3_pages)", () => {
+  it("is the sink's encoder for the page tables only (tx_pages, v3_pages, v2_pages)", () => {
     for (const table of INSERT_ORDER) {
-      expect(encoderFor(table).format).toBe(
-        table === "tx_pages" || table === "v3_pages" ? "TabSeparated" : "JSONCompactEachRow"
-      )
+      const pages = table === "tx_pages" || table === "v3_pages" || table === "v2_pages"
+      expect(encoderFor(table).format).toBe(pages ? "TabSeparated" : "JSONCompactEachRow")
     }
   })
 })
