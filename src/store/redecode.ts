@@ -287,7 +287,10 @@ export const redecodeBodies = async (
   // Small insert batches: a whole store of dropped pages may be rendered here (the default batch is 20,000 rows).
   const rendered = await backfillTxPages(client, { batchTxs: 2_000 })
   if (rendered.length > 0) say(`redecode: pages rendered again for ${rendered.length} masterchain blocks (${cpu()})`)
-  if (options.cluster === undefined && dropped.size > 0) await backfillV3Pages(client, { seqnos: [...dropped, ...rendered] })
+  if (options.cluster === undefined && dropped.size > 0) {
+    const rows = await backfillV3Pages(client, { seqnos: [...dropped, ...rendered] })
+    say(`redecode: ${rows} key-value v3 page rows written (${cpu()})`)
+  }
   if (options.cluster === undefined && dropped.size > 0) {
     const rows = await backfillV2Pages(client, { seqnos: [...dropped, ...rendered] })
     say(`redecode: ${rows} key-value v2 page rows written (${cpu()})`)
