@@ -10,11 +10,8 @@
  */
 import type { ClickHouseClient } from "@clickhouse/client"
 import { type V2PageBlock, type V2PagePiece, type V2PageRow, v2PageKey, v2PageRows } from "../flatten/v2_pages.js"
-import { readSettings } from "./Store.js"
+import { fillPageRows, rows, type PageRowFillOptions } from "./pageRowFill.js"
 import { strArray, uint32Array } from "./sql.js"
-
-const rows = async <T>(client: ClickHouseClient, query: string): Promise<Array<T>> =>
-  (await client.query({ query, format: "JSONEachRow", clickhouse_settings: readSettings })).json<T>()
 
 /** The row key of `blocks` rows as SQL (v2PageKey's text: the shard's Int64 prints as a signed decimal). */
 const BLOCK_KEY_SQL = "concat(toString(workchain), ':', toString(shard), ':', toString(seqno))"
@@ -57,28 +54,21 @@ const fill = async (client: ClickHouseClient, mcSeqnos: ReadonlyArray<number>, r
     `SELECT block_workchain, toString(block_shard) AS block_shard, block_seqno, account, toString(lt) AS lt, v2
      FROM tx_pages FINAL WHERE mc_block_seqno IN ${uint32Array([...new Set(blocks.map((b) => Number(b.mc_block_seqno)))])}`
   )
-  const withPieces = new Set(pieces.map((p) => v2PageKey(Number(p.block_workchain), String(p.block_shard), Number(p.block_seqno))))
+  const withPieces = new Set(
+    pieces.map((p) => v2PageKey(Number(p.block_workchain), String(p.block_shard), Number(p.block_seqno)))
+  )
   // A block with transactions but no pieces: its masterchain block's pieces are not rendered (yet); no row for it.
-  const ready = blocks.filter((b) => Number(b.tx_count) === 0 || withPieces.has(v2PageKey(b.workchain, b.shard, b.seqno)))
+  const ready = blocks.filter(
+    (b) => Number(b.tx_count) === 0 || withPieces.has(v2PageKey(b.workchain, b.shard, b.seqno))
+  )
   const values: Array<V2PageRow> = v2PageRows(ready, pieces)
   if (values.length > 0) await client.insert({ table: "v2_pages", values, format: "JSONEachRow" })
   return values.length
 }
 
-/** The masterchain seqno up to which every done block was looked at; -1 before the first fill. */
-const filledThrough = async (client: ClickHouseClient): Promise<number> => {
-  const [r] = await rows<{ through: number }>(client, "SELECT through FROM v2_pages_backfill WHERE id = 0")
-  return r === undefined ? -1 : Number(r.through)
-}
-
-export interface BackfillV2PagesOptions {
-  /** Masterchain blocks whose pieces were just rendered again: their blocks' rows are written anew first. */
-  readonly seqnos?: ReadonlyArray<number>
+export interface BackfillV2PagesOptions extends PageRowFillOptions {
   /** Masterchain blocks per statement. Default 200. */
   readonly batchBlocks?: number
-  readonly onProgress?: (p: { readonly through: number; readonly rows: number }) => void
-  /** Stops between batches once aborted (the progress is recorded, the next fill resumes there). */
-  readonly signal?: AbortSignal
 }
 
 /**
@@ -87,24 +77,11 @@ export interface BackfillV2PagesOptions {
  * the first fill it looks only at the blocks stored since (which the consumer has written rows for). Safe beside a
  * running consumer. Returns the number of rows written.
  */
-export const backfillV2Pages = async (client: ClickHouseClient, options: BackfillV2PagesOptions = {}): Promise<number> => {
-  const per = Math.max(1, options.batchBlocks ?? 200)
-  let written = 0
-  const again = [...new Set(options.seqnos ?? [])].sort((a, b) => a - b)
-  for (let i = 0; i < again.length; i += per) written += await fill(client, again.slice(i, i + per), true)
-  let through = await filledThrough(client)
-  while (options.signal?.aborted !== true) {
-    const batch = (
-      await rows<{ s: number }>(
-        client,
-        `SELECT DISTINCT mc_seqno AS s FROM mc_blocks_done WHERE mc_seqno > ${through} ORDER BY s LIMIT ${per}`
-      )
-    ).map((r) => Number(r.s))
-    if (batch.length === 0) break
-    written += await fill(client, batch, false)
-    through = batch[batch.length - 1]!
-    await client.insert({ table: "v2_pages_backfill", values: [{ id: 0, through }], format: "JSONEachRow" })
-    options.onProgress?.({ through, rows: written })
-  }
-  return written
-}
+export const backfillV2Pages = async (
+  client: ClickHouseClient,
+  options: BackfillV2PagesOptions = {}
+): Promise<number> =>
+  fillPageRows(client, "v2_pages_backfill", (mcSeqnos, rebuild) => fill(client, mcSeqnos, rebuild), {
+    ...options,
+    batchBlocks: options.batchBlocks ?? 200
+  })

@@ -10,11 +10,8 @@
  */
 import type { ClickHouseClient } from "@clickhouse/client"
 import { type V3PagePiece, type V3PageRow, v3PageRow } from "../flatten/v3_pages.js"
-import { readSettings } from "./Store.js"
+import { fillPageRows, rows, type PageRowFillOptions } from "./pageRowFill.js"
 import { uint32Array } from "./sql.js"
-
-const rows = async <T>(client: ClickHouseClient, query: string): Promise<Array<T>> =>
-  (await client.query({ query, format: "JSONEachRow", clickhouse_settings: readSettings })).json<T>()
 
 /** Deletes the `v3_pages` rows of these masterchain blocks. */
 export const deleteV3Pages = async (client: ClickHouseClient, mcSeqnos: ReadonlyArray<number>): Promise<void> => {
@@ -73,20 +70,9 @@ const fill = async (client: ClickHouseClient, mcSeqnos: ReadonlyArray<number>, r
   return values.length
 }
 
-/** The masterchain seqno up to which every done block was looked at; -1 before the first fill. */
-const filledThrough = async (client: ClickHouseClient): Promise<number> => {
-  const [r] = await rows<{ through: number }>(client, "SELECT through FROM v3_pages_backfill WHERE id = 0")
-  return r === undefined ? -1 : Number(r.through)
-}
-
-export interface BackfillV3PagesOptions {
-  /** Masterchain blocks whose pieces were just rendered again: their rows are written anew first. */
-  readonly seqnos?: ReadonlyArray<number>
+export interface BackfillV3PagesOptions extends PageRowFillOptions {
   /** Masterchain blocks per statement. Default 100. */
   readonly batchBlocks?: number
-  readonly onProgress?: (p: { readonly through: number; readonly rows: number }) => void
-  /** Stops between batches once aborted (the progress is recorded, the next fill resumes there). */
-  readonly signal?: AbortSignal
 }
 
 /**
@@ -95,24 +81,11 @@ export interface BackfillV3PagesOptions {
  * the first fill it looks only at the blocks stored since (which the consumer has written rows for). Safe beside a
  * running consumer (which writes a block's row before its marker). Returns the number of rows written.
  */
-export const backfillV3Pages = async (client: ClickHouseClient, options: BackfillV3PagesOptions = {}): Promise<number> => {
-  const per = Math.max(1, options.batchBlocks ?? 100)
-  let written = 0
-  const again = [...new Set(options.seqnos ?? [])].sort((a, b) => a - b)
-  for (let i = 0; i < again.length; i += per) written += await fill(client, again.slice(i, i + per), true)
-  let through = await filledThrough(client)
-  while (options.signal?.aborted !== true) {
-    const batch = (
-      await rows<{ s: number }>(
-        client,
-        `SELECT DISTINCT mc_seqno AS s FROM mc_blocks_done WHERE mc_seqno > ${through} ORDER BY s LIMIT ${per}`
-      )
-    ).map((r) => Number(r.s))
-    if (batch.length === 0) break
-    written += await fill(client, batch, false)
-    through = batch[batch.length - 1]!
-    await client.insert({ table: "v3_pages_backfill", values: [{ id: 0, through }], format: "JSONEachRow" })
-    options.onProgress?.({ through, rows: written })
-  }
-  return written
-}
+export const backfillV3Pages = async (
+  client: ClickHouseClient,
+  options: BackfillV3PagesOptions = {}
+): Promise<number> =>
+  fillPageRows(client, "v3_pages_backfill", (mcSeqnos, rebuild) => fill(client, mcSeqnos, rebuild), {
+    ...options,
+    batchBlocks: options.batchBlocks ?? 100
+  })
