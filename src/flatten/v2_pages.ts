@@ -9,6 +9,7 @@
  * shape (an account of another workchain, a malformed account or lt, a raw newline) gets no row: it is read from
  * `tx_pages` as before.
  */
+import type { BlockRow } from "./blocks.js"
 import type { TxPageRow } from "../store/pages.js"
 
 export interface V2PageRow {
@@ -21,14 +22,7 @@ export interface V2PageRow {
 }
 
 /** What a row needs of a block: its id, hashes and masterchain seqno (a `blocks` row or a BlockRecord's parts). */
-export interface V2PageBlock {
-  readonly workchain: number
-  readonly shard: string
-  readonly seqno: number
-  readonly root_hash: string
-  readonly file_hash: string
-  readonly mc_block_seqno: number
-}
+export type V2PageBlock = Pick<BlockRow, "workchain" | "shard" | "seqno" | "root_hash" | "file_hash" | "mc_block_seqno">
 
 export type V2PagePiece = Pick<TxPageRow, "block_workchain" | "block_shard" | "block_seqno" | "account" | "lt" | "v2">
 
