@@ -297,8 +297,10 @@ export const redecodeBodies = async (
   }
   await record(client, version, "done", { cursor, bodies, changed })
   say(
-    `redecode: decoder version ${from} -> ${version}: ${bodies} bodies, ${changed} changed, ` +
-      `${staleOps.size} opcode names on ${opcodeRows} rows, in ${((Date.now() - started) / 1000).toFixed(1)} s, ${cpu()}`
+    bodies === 0 && staleOps.size === 0
+      ? `redecode: no stored body to decode again; the store is at body decoder version ${version}`
+      : `redecode: decoder version ${from} -> ${version}: ${bodies} bodies, ${changed} changed, ` +
+          `${staleOps.size} opcode names on ${opcodeRows} rows, in ${((Date.now() - started) / 1000).toFixed(1)} s, ${cpu()}`
   )
   return {
     from,
