@@ -7,6 +7,7 @@ import { Context, Duration, Effect, Layer } from "effect"
 import { Kafka, logLevel, type Admin } from "kafkajs"
 import { DEFAULT_KAFKA_COMPRESSION, KafkaConfig, NetworkConfig, type KafkaCompression, type KafkaSettings } from "../config.js"
 import { installKafkaCodecs } from "./compression.js"
+import { installKafkaRecordEncoder } from "./recordEncoder.js"
 import { KafkaBrokers } from "../infra/KafkaBrokers.js"
 import { STARTUP_DEADLINE_MS } from "./deadline.js"
 import { KafkaError } from "./errors.js"
@@ -75,6 +76,9 @@ export const makeKafkaClient = (options: KafkaClientOptions) =>
       return yield* new KafkaError({ reason: "connect", message: "no Kafka brokers configured" })
     }
     installKafkaCodecs()
+    if (installKafkaRecordEncoder() === "too late") {
+      yield* Effect.logWarning("kafkajs's produce request was loaded before the faster record encoder: records keep kafkajs's encoder")
+    }
     const kafka = new Kafka({
       clientId: options.clientId,
       brokers: [...options.brokers],
