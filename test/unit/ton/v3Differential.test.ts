@@ -1,0 +1,90 @@
+// The v3 Transaction and Message renderers against their first, spread-built form (test/support/v3Reference.ts):
+// for every transaction of a generated chain with the recorded real transactions mixed in, and for the rebuilt real
+// transactions of the v3 fixtures, in both shapes, with and without a trace id, with and without the account states
+// and with a normalized external-in hash, the rendered objects give the same Go JSON (keys, order and values).
+import { describe, expect, it } from "vitest"
+import { goJson } from "../../../src/api/json.js"
+import { storedStates } from "../../../src/kafka/transactions.js"
+import { assembleBundle, pipelineDecode } from "../../../src/producer/assemble.js"
+import { decodeTransaction } from "../../../src/ton/decode.js"
+import type { AccountStateRecord, TransactionRecord } from "../../../src/ton/record.js"
+import { renderV3Message, renderV3Transaction, type V3Shape } from "../../../src/ton/v3.js"
+import { generateChain } from "../../../tools/fake/generate.js"
+import { rawBundle } from "../../support/pipeline/chainUpstream.js"
+import { referenceV3Message, referenceV3Transaction } from "../../support/v3Reference.js"
+import { ok, readRealJson } from "./support.js"
+
+const chain = generateChain({
+  seed: 5,
+  mcBlocks: 14,
+  txPerBlock: 20,
+  initialShards: 4,
+  maxShards: 8,
+  maxBlocksPerShard: 2,
+  fixtures: true,
+  network: "mainnet",
+  cacheAboveTxs: 0
+})
+
+const cases: Array<{ readonly tx: TransactionRecord; readonly states: ReadonlyMap<string, AccountStateRecord> }> = []
+for (let s = chain.first; s <= chain.last; s++) {
+  const raw = rawBundle(chain, s)
+  if (raw === undefined) continue
+  const bundle = assembleBundle(raw, chain.network, pipelineDecode).bundle
+  const states = storedStates(bundle.account_states)
+  for (const tx of bundle.transactions) cases.push({ tx, states })
+}
+// the six mainnet transactions of the v3 traces fixture, from their rebuilt BOCs, with the fixture's account states
+const traces = readRealJson("v3/ton-org-docs__cookbook-traces__v3_traces__mc-52372896.json")
+const rebuilt = readRealJson("v3/v3-transactions-with-rebuilt-bocs.json").items as Array<any>
+const recorded = Object.values(traces.traces[0].transactions) as Array<any>
+const recordedStates = new Map<string, AccountStateRecord>()
+for (const t of recorded) {
+  for (const st of [t.account_state_before, t.account_state_after]) {
+    if (st.balance !== null) recordedStates.set(st.hash, { account: t.account, ...st })
+  }
+}
+for (const t of recorded) {
+  const item = rebuilt.find((i) => i.tx_hash_b64 === t.hash && i.verified)
+  const block = {
+    workchain: t.block_ref.workchain,
+    shard: BigInt.asIntN(64, BigInt(`0x${t.block_ref.shard}`)).toString(),
+    seqno: t.block_ref.seqno,
+    root_hash: "",
+    file_hash: ""
+  }
+  const tx = ok(decodeTransaction(item.boc_b64, { block, mc_block_seqno: t.mc_block_seqno }))
+  cases.push({ tx: { ...tx, trace_id: t.trace_id ?? null }, states: recordedStates })
+}
+const fromFixture = recorded.length
+
+const shapes: ReadonlyArray<V3Shape> = ["current", "2025-09"]
+
+describe("v3 renderers against their reference", () => {
+  it("render every transaction of the chain and the real fixtures as the reference does", () => {
+    let messages = 0
+    let withStates = 0
+    for (const [i, { tx, states }] of cases.entries()) {
+      const variants: Array<TransactionRecord> = [
+        tx,
+        { ...tx, trace_id: tx.trace_id === null ? tx.hash : null },
+        ...(tx.in_msg === null ? [] : [{ ...tx, in_msg: { ...tx.in_msg, hash_norm: tx.in_msg.hash } }])
+      ]
+      for (const v of variants) {
+        for (const shape of shapes) {
+          const st = i % 2 === 0 || i >= cases.length - fromFixture ? states : new Map<string, AccountStateRecord>()
+          if (st.has(v.account_state_hash_after)) withStates++
+          expect(goJson(renderV3Transaction(v, st, shape))).toBe(goJson(referenceV3Transaction(v, st, shape)))
+        }
+      }
+      for (const m of [...(tx.in_msg === null ? [] : [tx.in_msg]), ...tx.out_msgs]) {
+        for (const shape of shapes) expect(goJson(renderV3Message(m, shape))).toBe(goJson(referenceV3Message(m, shape)))
+        messages++
+      }
+    }
+    expect(fromFixture).toBe(6)
+    expect(cases.length).toBeGreaterThan(1_000)
+    expect(messages).toBeGreaterThan(cases.length)
+    expect(withStates).toBeGreaterThan(0)
+  })
+})
