@@ -393,11 +393,22 @@ const main = async () => {
     const insertRows: Array<string> = []
     let insertTotal = 0
     for (const [k, v] of consumerMetrics) {
-      const m = /^ton_consumer_insert_seconds_sum\{table="([a-z_]+)"\}$/.exec(k)
+      const m = /^ton_consumer_insert_seconds_sum\{table="([a-z0-9_]+)"\}$/.exec(k)
       if (!m) continue
       insertTotal += v
       const rows = consumerMetrics.get(`ton_consumer_rows_total{table="${m[1]}"}`) ?? 0
-      insertRows.push(`    ${m[1]!.padEnd(20)} ${String(rows).padStart(8)} rows  ${v.toFixed(2).padStart(7)} s  ${(rows / v).toFixed(0).padStart(8)} rows/s`)
+      const tableCpu = (step: string) =>
+        consumerMetrics.get(`ton_consumer_table_cpu_seconds_total{table="${m[1]}",step="${step}"}`) ?? 0
+      const us = (sec: number) => `${((sec / stats.txs) * 1e6).toFixed(1).padStart(6)}`
+      insertRows.push(
+        `    ${m[1]!.padEnd(20)} ${String(rows).padStart(8)} rows  ${v.toFixed(2).padStart(7)} s  ${(rows / v).toFixed(0).padStart(8)} rows/s` +
+          `  CPU us/tx: build ${us(tableCpu("build"))}  encode ${us(tableCpu("encode"))}  insert ${us(tableCpu("insert"))}`
+      )
+    }
+    // Rows of every table without pieces are built together ("other"); their encode and insert CPU is per table above.
+    const otherBuild = consumerMetrics.get(`ton_consumer_table_cpu_seconds_total{table="other",step="build"}`)
+    if (otherBuild !== undefined) {
+      insertRows.push(`    (build of the tables without pieces, together: ${((otherBuild / stats.txs) * 1e6).toFixed(1)} us/tx CPU)`)
     }
     sampleRss()
     const stage = (m: Map<string, number>, name: string) => m.get(`ton_stage_cpu_seconds_total{stage="${name}"}`) ?? 0

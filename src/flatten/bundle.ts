@@ -80,21 +80,41 @@ export const emptyTableRows = (): TableRows => ({
   mc_blocks_done: []
 })
 
-export const flattenBundle = (b: MasterchainBundle): TableRows => {
+/** The parts of a bundle's flattening a caller can time apart (see `flattenBundle`'s `lap`). */
+export type FlattenPart = "tx_pages" | "v3_pages" | "v2_pages" | "other"
+
+/**
+ * All rows of one bundle, by table. `lap`, when given, is called after each part is made (the pieces rendered for
+ * `tx_pages`, the other tables' rows, the `v3_pages` row, the `v2_pages` rows), so a caller can time them apart.
+ */
+export const flattenBundle = (b: MasterchainBundle, lap?: (part: FlattenPart) => void): TableRows => {
   const pages = b.transactions.map(txPageRow)
+  lap?.("tx_pages")
   const blocks = [blockRow(b.mc_block), ...b.shard_blocks.map(blockRow)]
+  const message_contents = messageContentRows(b.transactions)
+  const account_states = accountStateRows(b.account_states)
+  const messages = b.transactions.flatMap(messageRows)
+  const transactions = b.transactions.map(transactionRow)
+  const mc_shard_blocks = mcShardBlockRows(b)
+  const latest_account_code = latestAccountCodeRows(b)
+  const mc_blocks_done = [mcBlockDoneRow(b)]
+  lap?.("other")
+  const v3_pages = [v3PageRow(b.mc_seqno, pages)]
+  lap?.("v3_pages")
+  const v2_pages = v2PageRows(blocks, pages)
+  lap?.("v2_pages")
   return {
-    message_contents: messageContentRows(b.transactions),
-    account_states: accountStateRows(b.account_states),
-    messages: b.transactions.flatMap(messageRows),
-    transactions: b.transactions.map(transactionRow),
+    message_contents,
+    account_states,
+    messages,
+    transactions,
     tx_pages: pages,
-    v3_pages: [v3PageRow(b.mc_seqno, pages)],
+    v3_pages,
     blocks,
-    mc_shard_blocks: mcShardBlockRows(b),
-    latest_account_code: latestAccountCodeRows(b),
-    v2_pages: v2PageRows(blocks, pages),
-    mc_blocks_done: [mcBlockDoneRow(b)]
+    mc_shard_blocks,
+    latest_account_code,
+    v2_pages,
+    mc_blocks_done
   }
 }
 
@@ -109,8 +129,11 @@ export type RowVisitor = <T extends TableName>(table: T, row: TableRows[T][numbe
 export const visitBundleRows = (
   bs: Iterable<MasterchainBundle>,
   visit: RowVisitor,
-  /** Called around each bundle's flattening (not its visits), so a caller can tell the two costs apart. */
-  around?: { readonly before: () => void; readonly after: () => void }
+  /**
+   * Called around each bundle's flattening (not its visits), so a caller can tell the two costs apart; `lap` after
+   * each part of the flattening (see flattenBundle).
+   */
+  around?: { readonly before: () => void; readonly after: () => void; readonly lap?: (part: FlattenPart) => void }
 ): void => {
   const contentSeen = new Set<string>()
   const states = new Map<string, AccountStateRow>()
@@ -120,7 +143,7 @@ export const visitBundleRows = (
     if (bundleSeen.has(b.mc_seqno)) continue
     bundleSeen.add(b.mc_seqno)
     around?.before()
-    const r = flattenBundle(b)
+    const r = flattenBundle(b, around?.lap)
     around?.after()
     for (const c of r.message_contents) {
       if (!contentSeen.has(c.hash)) {

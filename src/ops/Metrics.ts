@@ -25,6 +25,12 @@ export interface MetricsShape {
   readonly consumerIncompleteRemoved: Counter
   /** CPU seconds per pipeline stage, measured on the thread that runs it (src/ops/cpu.ts). */
   readonly stageCpuSeconds: Counter<"stage">
+  /**
+   * The consumer's CPU seconds per table and step: `build` (making the rows; `tx_pages` is rendering the pieces,
+   * `other` every table without pieces), `encode` (rows -> insert bytes) and `insert` (process CPU while the engine
+   * inserts). Parts of the `flatten`, `encode` and `insert` stages.
+   */
+  readonly consumerTableCpuSeconds: Counter<"table" | "step">
 }
 
 export const makeMetrics = (defaults = true): MetricsShape => {
@@ -98,6 +104,12 @@ export const makeMetrics = (defaults = true): MetricsShape => {
       name: "ton_stage_cpu_seconds_total",
       help: "CPU seconds spent in each pipeline stage (decode, record_encode, kafka_consume, flatten, encode, insert)",
       labelNames: ["stage"] as const,
+      registers
+    }),
+    consumerTableCpuSeconds: new Counter({
+      name: "ton_consumer_table_cpu_seconds_total",
+      help: "The consumer's CPU seconds per table and step (build, encode, insert)",
+      labelNames: ["table", "step"] as const,
       registers
     }),
     ...codecGauges(registers)

@@ -144,18 +144,51 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
         return found
       })
 
-    /** Rows of the batch encoded table by table as each bundle is flattened (row objects are dropped at once). */
+    /**
+     * Rows of the batch encoded table by table as each bundle is flattened (row objects are dropped at once). The CPU
+     * goes to the flatten and encode stages and, per table, to the build and encode steps.
+     */
     const encodeRows = (bundles: ReadonlyArray<MasterchainBundle>) => {
       const encoders = new Map<TableName, RowEncoder>(INSERT_ORDER.map((t) => [t, encoderFor(t)]))
       const start = threadCpuSeconds()
       let flatten = 0
       let mark = 0
-      visitBundleRows(bundles, (table, row) => encoders.get(table)!.add(row), {
-        before: () => void (mark = threadCpuSeconds()),
-        after: () => void (flatten += threadCpuSeconds() - mark)
-      })
+      let lapMark = 0
+      // The table whose rows are being encoded since encodeMark (visits come table by table).
+      let encoding: TableName | undefined
+      let encodeMark = start
+      const endEncoding = (now: number) => {
+        if (encoding !== undefined) metrics.consumerTableCpuSeconds.inc({ table: encoding, step: "encode" }, now - encodeMark)
+        encoding = undefined
+      }
+      visitBundleRows(
+        bundles,
+        (table, row) => {
+          if (table !== encoding) {
+            const now = threadCpuSeconds()
+            endEncoding(now)
+            encoding = table
+            encodeMark = now
+          }
+          encoders.get(table)!.add(row)
+        },
+        {
+          before: () => {
+            mark = lapMark = threadCpuSeconds()
+            endEncoding(mark)
+          },
+          lap: (part) => {
+            const now = threadCpuSeconds()
+            metrics.consumerTableCpuSeconds.inc({ table: part, step: "build" }, now - lapMark)
+            lapMark = now
+          },
+          after: () => void (flatten += threadCpuSeconds() - mark)
+        }
+      )
+      const end = threadCpuSeconds()
+      endEncoding(end)
       metrics.stageCpuSeconds.inc({ stage: "flatten" }, flatten)
-      metrics.stageCpuSeconds.inc({ stage: "encode" }, threadCpuSeconds() - start - flatten)
+      metrics.stageCpuSeconds.inc({ stage: "encode" }, end - start - flatten)
       return encoders
     }
 
@@ -209,7 +242,9 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
           yield* Effect.raceFirst(insert, Effect.zipRight(beat, Effect.never))
           endTimer()
           // The engine works on its own threads: the process's CPU while the insert ran is its cost.
-          metrics.stageCpuSeconds.inc({ stage: "insert" }, processCpuSeconds() - cpuBefore)
+          const insertCpu = processCpuSeconds() - cpuBefore
+          metrics.stageCpuSeconds.inc({ stage: "insert" }, insertCpu)
+          metrics.consumerTableCpuSeconds.inc({ table, step: "insert" }, insertCpu)
           metrics.consumerRows.inc({ table }, rows)
         }
       })

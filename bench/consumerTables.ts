@@ -1,0 +1,138 @@
+// The consumer's row path alone, per table: the bundles of the ingest benchmark's chain (decoded once by the
+// producer's decoder, trace ids assigned as the sink assigns them), flattened, encoded and inserted into a fresh
+// embedded ClickHouse batch by batch as the sink does, each table's build, encode and insert CPU measured apart
+// (build and encode on this thread; insert as the process's CPU while the engine inserts). Rounds alternate between
+// the insert settings given with --settings-b (if any) and none, each round into a new database.
+// Usage: npx tsx bench/consumerTables.ts [--mc 60] [--tx 30] [--seed 42] [--rounds 4] [--batches 4]
+// [--settings-b name=value,...]. Numbers are printed, never asserted.
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { makeClickHouseClient } from "../src/clickhouse/ClickHouse.js"
+import { applyMigrations } from "../src/clickhouse/migrations.js"
+import { INSERT_ORDER, type TableName, visitBundleRows } from "../src/flatten/bundle.js"
+import { parseCli } from "../src/infra/cli.js"
+import { assembleBundle, pipelineDecode } from "../src/producer/assemble.js"
+import { encoderFor, type RowEncoder } from "../src/sink/encode.js"
+import { installFastCellHash } from "../src/ton/fastHash.js"
+import type { MasterchainBundle } from "../src/ton/record.js"
+import { assignTraceIds } from "../src/trace/traceIds.js"
+import { rawBundle } from "../test/support/pipeline/chainUpstream.js"
+import { benchChain } from "./lib/chain.js"
+
+const USAGE = `Usage: npx tsx bench/consumerTables.ts [--mc 60] [--tx 30] [--seed 42] [--rounds 4] [--batches 4]
+  [--settings-b name=value,...]
+  The consumer's build, encode and insert CPU per table over the ingest chain; numbers are printed, never asserted.`
+const args = parseCli({
+  mc: { type: "string", default: "60" },
+  tx: { type: "string", default: "30" },
+  seed: { type: "string", default: "42" },
+  rounds: { type: "string", default: "4" },
+  batches: { type: "string", default: "4" },
+  "settings-b": { type: "string", default: "" }
+}, USAGE)
+
+installFastCellHash()
+const chain = benchChain(Number(args.seed), Number(args.mc), Number(args.tx))
+const raw: Array<MasterchainBundle> = []
+for (let s = chain.first; s <= chain.last; s++) {
+  const r = rawBundle(chain, s)
+  if (r !== undefined) raw.push(assembleBundle(r, "mainnet", pipelineDecode).bundle)
+}
+const traced = assignTraceIds(raw.map((b) => b.transactions), { get: () => undefined }, "own-hash")
+const bundles = raw.map((b, k) => ({ ...b, transactions: traced[k]! }))
+const txs = bundles.reduce((n, b) => n + b.transactions.length, 0)
+const perBatch = Math.ceil(bundles.length / Number(args.batches))
+const settingsB: Record<string, string> = Object.fromEntries(
+  args["settings-b"].split(",").filter((s) => s !== "").map((s) => s.split("=") as [string, string])
+)
+const variants: Array<[string, Record<string, string>]> = [["A (none)", {}]]
+if (Object.keys(settingsB).length > 0) variants.push([`B (${args["settings-b"]})`, settingsB])
+
+const threadCpu = () => {
+  const u = process.cpuUsage()
+  return (u.user + u.system) / 1e6
+}
+const dataDir = mkdtempSync(join(tmpdir(), "bench-ctables-"))
+type Steps = Record<"build" | "encode" | "insert", number>
+const results = new Map<string, Array<Map<string, Steps>>>()
+let db = 0
+for (let round = 0; round < Number(args.rounds); round++) {
+  for (const [name, settings] of round % 2 === 0 ? variants : [...variants].reverse()) {
+    const ch = await makeClickHouseClient({ url: undefined, user: "default", password: "", database: `r${db++}`, dataDir })
+    await applyMigrations(ch.client)
+    const steps = new Map<string, Steps>()
+    const add = (table: string, step: keyof Steps, sec: number) => {
+      const s = steps.get(table) ?? { build: 0, encode: 0, insert: 0 }
+      s[step] += sec
+      steps.set(table, s)
+    }
+    for (let i = 0; i < bundles.length; i += perBatch) {
+      const encoders = new Map<TableName, RowEncoder>(INSERT_ORDER.map((t) => [t, encoderFor(t)]))
+      let encoding: TableName | undefined
+      let mark = threadCpu()
+      const lap = (table: string, step: keyof Steps) => {
+        const now = threadCpu()
+        add(table, step, now - mark)
+        mark = now
+      }
+      visitBundleRows(
+        bundles.slice(i, i + perBatch),
+        (table, row) => {
+          if (table !== encoding) {
+            if (encoding !== undefined) lap(encoding, "encode")
+            else mark = threadCpu()
+            encoding = table
+          }
+          encoders.get(table)!.add(row)
+        },
+        {
+          before: () => {
+            if (encoding !== undefined) lap(encoding, "encode")
+            encoding = undefined
+            mark = threadCpu()
+          },
+          lap: (part) => lap(part, "build"),
+          after: () => undefined
+        }
+      )
+      if (encoding !== undefined) lap(encoding, "encode")
+      for (const table of INSERT_ORDER) {
+        const e = encoders.get(table)!
+        if (e.rows === 0) continue
+        const t0 = threadCpu()
+        const { columns, body } = e.finish()
+        const t1 = threadCpu()
+        await ch.insertEncoded({ table, columns, format: e.format, body, settings })
+        const t2 = threadCpu()
+        add(table, "encode", t1 - t0)
+        add(table, "insert", t2 - t1)
+      }
+    }
+    await ch.client.close()
+    const list = results.get(name) ?? []
+    list.push(steps)
+    results.set(name, list)
+  }
+}
+rmSync(dataDir, { recursive: true, force: true })
+
+const med = (a: Array<number>) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)]!
+const us = (sec: number) => ((sec / txs) * 1e6).toFixed(1).padStart(7)
+console.log(`${txs} transactions in ${bundles.length} bundles, ${Number(args.batches)} batches; medians of ${args.rounds} rounds, CPU us/tx`)
+for (const [name, rounds] of results) {
+  console.log(`${name}:`)
+  const tables = [...new Set(rounds.flatMap((r) => [...r.keys()]))]
+  const total: Steps = { build: 0, encode: 0, insert: 0 }
+  for (const t of tables) {
+    const m = (step: keyof Steps) => med(rounds.map((r) => r.get(t)?.[step] ?? 0))
+    total.build += m("build")
+    total.encode += m("encode")
+    total.insert += m("insert")
+    console.log(`  ${t.padEnd(20)} build ${us(m("build"))}  encode ${us(m("encode"))}  insert ${us(m("insert"))}`)
+  }
+  console.log(`  ${"all (sum of medians)".padEnd(20)} build ${us(total.build)}  encode ${us(total.encode)}  insert ${us(total.insert)}`)
+  const sums = rounds.map((r) => [...r.values()].reduce((n, s) => n + s.build + s.encode + s.insert, 0))
+  console.log(`  per round, all steps: ${sums.map((s) => us(s).trim()).join(" ")}`)
+}
+process.exit(0)
