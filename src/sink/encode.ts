@@ -1,6 +1,6 @@
 /**
- * Table rows -> JSONCompactEachRow bytes for one INSERT per table, encoded as the rows are made so that a batch's row
- * objects never all exist at once. Invariant: every row of a table comes from one row function (the same keys in the
+ * Table rows -> JSONCompactEachRow (or TabSeparated) bytes for one INSERT per table, encoded as the rows are made so
+ * that a batch's row objects never all exist at once. Invariant: every row of a table comes from one row function (the same keys in the
  * same order), so the table's columns are its first row's keys and each line holds exactly those values, which
  * ClickHouse reads as it would read the same row as a JSONEachRow object.
  */
@@ -12,18 +12,29 @@ export interface EncodedRows {
   readonly rows: number
 }
 
-// Lines are turned into bytes in slices of about this many characters: few Buffer copies, a bounded string array.
-const SLICE_CHARS = 1 << 20
+/** First size of an encoder's byte buffer; it doubles as the rows need. */
+const INITIAL_BYTES = 1 << 16
+/** Strings at least this long are checked for characters to escape in their bytes (memchr) instead of by a regex. */
+const BYTE_SCAN_CHARS = 256
+
+const NEWLINE = 0x0a
+const TAB = 0x09
+const CR = 0x0d
+const BACKSLASH = 0x5c
+const QUOTE = 0x27
+const COMMA = 0x2c
+const OPEN = 0x5b
+const CLOSE = 0x5d
 
 /**
- * The buffering both formats share: one line per row, the table's columns its first row's keys, lines turned into
- * bytes in slices. A format says only how a row becomes its line.
+ * What both formats share: one line per row written as UTF-8 straight into one growing buffer (no line strings, no
+ * joined slices, no concatenation at the end), the table's columns its first row's keys. A format says only how a
+ * row's values are written. A row that cannot be written leaves nothing behind (the buffer is cut back to its start).
  */
-abstract class LineRowEncoder {
+abstract class ByteRowEncoder {
   private columns: ReadonlyArray<string> | undefined
-  private readonly chunks: Array<Buffer> = []
-  private lines: Array<string> = []
-  private chars = 0
+  protected buf: Buffer = Buffer.allocUnsafe(INITIAL_BYTES)
+  protected len = 0
   private count = 0
 
   constructor(protected readonly table: string) {}
@@ -32,41 +43,67 @@ abstract class LineRowEncoder {
     return this.count
   }
 
-  /** The row's line: its values of `columns`, in that order. */
-  protected abstract line(r: Record<string, unknown>, columns: ReadonlyArray<string>): string
+  /** Writes the row's values of `columns`, in that order, without the line's end. */
+  protected abstract writeValues(r: Record<string, unknown>, columns: ReadonlyArray<string>): void
 
   add(row: object): void {
     const r = row as Record<string, unknown>
-    const line = this.line(r, (this.columns ??= Object.keys(r)))
-    this.lines.push(line)
-    this.chars += line.length + 1
+    const start = this.len
+    try {
+      this.writeValues(r, (this.columns ??= Object.keys(r)))
+    } catch (e) {
+      this.len = start
+      throw e
+    }
+    this.byte(NEWLINE)
     this.count++
-    if (this.chars >= SLICE_CHARS) this.slice()
   }
 
   /** The encoded rows; the encoder is empty afterwards. */
   finish(): EncodedRows {
-    this.slice()
-    const body = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks)
+    const body = this.buf.subarray(0, this.len)
     const out = { columns: this.columns ?? [], body, rows: this.count }
-    this.chunks.length = 0
+    this.buf = Buffer.allocUnsafe(INITIAL_BYTES)
+    this.len = 0
     this.count = 0
     return out
   }
 
-  private slice(): void {
-    if (this.lines.length === 0) return
-    this.lines.push("")
-    this.chunks.push(Buffer.from(this.lines.join("\n"), "utf8"))
-    this.lines = []
-    this.chars = 0
+  /** Room for `n` more bytes. */
+  private reserve(n: number): void {
+    if (this.len + n <= this.buf.length) return
+    let size = this.buf.length * 2
+    while (size < this.len + n) size *= 2
+    const grown = Buffer.allocUnsafe(size)
+    this.buf.copy(grown, 0, 0, this.len)
+    this.buf = grown
+  }
+
+  protected byte(b: number): void {
+    if (this.len === this.buf.length) this.reserve(1)
+    this.buf[this.len++] = b
+  }
+
+  /** `s` as UTF-8 (at most 3 bytes per UTF-16 unit); returns where its bytes start. */
+  protected text(s: string): number {
+    this.reserve(s.length * 3)
+    const start = this.len
+    this.len += this.buf.write(s, start, "utf8")
+    return start
+  }
+
+  /** Whether the bytes from `start` to the end hold any of `bytes`. */
+  protected holdsAny(start: number, bytes: ReadonlyArray<number>): boolean {
+    const written = this.buf.subarray(start, this.len)
+    for (const b of bytes) if (written.indexOf(b) >= 0) return true
+    return false
   }
 }
 
-export class CompactRowEncoder extends LineRowEncoder {
+export class CompactRowEncoder extends ByteRowEncoder {
   readonly format = "JSONCompactEachRow" as const
 
-  protected line(r: Record<string, unknown>, columns: ReadonlyArray<string>): string {
+  protected writeValues(r: Record<string, unknown>, columns: ReadonlyArray<string>): void {
     const values = new Array<unknown>(columns.length)
     for (let i = 0; i < columns.length; i++) {
       const v = r[columns[i]!]
@@ -74,52 +111,82 @@ export class CompactRowEncoder extends LineRowEncoder {
       if (v === undefined) throw new UnstorableRecordError(`${this.table} row without ${columns[i]}`)
       values[i] = v
     }
-    return JSON.stringify(values)
+    this.text(JSON.stringify(values))
   }
 }
 
 /** Raw tab, newline, carriage return or backslash: what TabSeparated must escape inside a value. */
 const TSV_SPECIAL = /[\\\t\n\r]/
-const TSV_ESCAPES: Readonly<Record<string, string>> = {
-  "\\": "\\\\",
-  "\t": "\\t",
-  "\n": "\\n",
-  "\r": "\\r",
-  "'": "\\'"
-}
-const tsvString = (s: string): string => (TSV_SPECIAL.test(s) ? s.replace(/[\\\t\n\r]/g, (c) => TSV_ESCAPES[c]!) : s)
-/**
- * An element of Array(String) as TabSeparated writes it: `'a'` with quote, backslash, tab and line breaks escaped
- * (the array's text is read as it is, without a second TabSeparated escaping on top).
- */
-const tsvQuoted = (s: string): string => `'${s.replace(/[\\'\t\n\r]/g, (c) => TSV_ESCAPES[c]!)}'`
+const TSV_SPECIAL_BYTES = [BACKSLASH, TAB, NEWLINE, CR]
+/** The same plus the single quote: what an element of Array(String) must escape. */
+const QUOTED_SPECIAL = /[\\'\t\n\r]/
+const QUOTED_SPECIAL_BYTES = [BACKSLASH, QUOTE, TAB, NEWLINE, CR]
+const tsvEscaped = (s: string): string =>
+  s.replaceAll("\\", "\\\\").replaceAll("\t", "\\t").replaceAll("\n", "\\n").replaceAll("\r", "\\r")
+const quotedEscaped = (s: string): string =>
+  s
+    .replaceAll("\\", "\\\\")
+    .replaceAll("'", "\\'")
+    .replaceAll("\t", "\\t")
+    .replaceAll("\n", "\\n")
+    .replaceAll("\r", "\\r")
 
 /**
  * Table rows -> TabSeparated bytes, for tables whose values are numbers, strings and arrays of strings or numbers only
  * (tx_pages: most of its bytes are pre-rendered JSON texts, which JSONCompactEachRow would escape quote by quote and
- * the engine unescape again; TabSeparated escapes only backslashes, tabs and line breaks). The same invariant as
- * CompactRowEncoder: the columns are the first row's keys, each line holds exactly those values; any other kind of
- * value (null, boolean, object) is refused rather than written in a form the column might read differently.
+ * the engine unescape again; TabSeparated escapes only backslashes, tabs and line breaks). A string is written as
+ * UTF-8 first and escaped only when its bytes hold a character to escape (every such character is ASCII, and UTF-8
+ * never uses an ASCII byte inside a longer character, so escaping the bytes is escaping the text); an element of
+ * Array(String) is written `'a'` with quote, backslash, tab and line breaks escaped (the array's text is read as it
+ * is, without a second TabSeparated escaping on top). The same invariant as CompactRowEncoder: the columns are the
+ * first row's keys, each line holds exactly those values; any other kind of value (null, boolean, object) is refused
+ * rather than written in a form the column might read differently.
  */
-export class TsvRowEncoder extends LineRowEncoder {
+export class TsvRowEncoder extends ByteRowEncoder {
   readonly format = "TabSeparated" as const
 
-  protected line(r: Record<string, unknown>, columns: ReadonlyArray<string>): string {
-    let line = ""
+  protected writeValues(r: Record<string, unknown>, columns: ReadonlyArray<string>): void {
     for (let i = 0; i < columns.length; i++) {
+      if (i > 0) this.byte(TAB)
       const v = r[columns[i]!]
-      let text: string
-      if (typeof v === "string") text = tsvString(v)
-      else if (typeof v === "number" && Number.isFinite(v)) text = String(v)
-      else if (typeof v === "bigint") text = v.toString()
-      else if (Array.isArray(v) && v.every((e) => typeof e === "string")) text = `[${v.map(tsvQuoted).join(",")}]`
-      else if (Array.isArray(v) && v.every((e) => typeof e === "number" && Number.isFinite(e))) text = `[${v.join(",")}]`
-      else {
+      if (typeof v === "string") this.escapedText(v, TSV_SPECIAL, TSV_SPECIAL_BYTES, tsvEscaped)
+      else if (typeof v === "number" && Number.isFinite(v)) this.text(String(v))
+      else if (typeof v === "bigint") this.text(v.toString())
+      else if (Array.isArray(v) && v.every((e) => typeof e === "string")) {
+        this.byte(OPEN)
+        for (let k = 0; k < v.length; k++) {
+          if (k > 0) this.byte(COMMA)
+          this.byte(QUOTE)
+          this.escapedText(v[k] as string, QUOTED_SPECIAL, QUOTED_SPECIAL_BYTES, quotedEscaped)
+          this.byte(QUOTE)
+        }
+        this.byte(CLOSE)
+      } else if (Array.isArray(v) && v.every((e) => typeof e === "number" && Number.isFinite(e))) {
+        this.byte(OPEN)
+        this.text(v.join(","))
+        this.byte(CLOSE)
+      } else {
         throw new UnstorableRecordError(`${this.table} row: ${columns[i]} is not a number, string, string or number array`)
       }
-      line = i === 0 ? text : `${line}\t${text}`
     }
-    return line
+  }
+
+  /** `s` with the characters of `special` escaped: short strings checked by the regex, long ones in their bytes. */
+  private escapedText(
+    s: string,
+    special: RegExp,
+    specialBytes: ReadonlyArray<number>,
+    escape: (s: string) => string
+  ): void {
+    if (s.length < BYTE_SCAN_CHARS) {
+      this.text(special.test(s) ? escape(s) : s)
+      return
+    }
+    const start = this.text(s)
+    if (this.holdsAny(start, specialBytes)) {
+      this.len = start
+      this.text(escape(s))
+    }
   }
 }
 

@@ -1,0 +1,146 @@
+// The sink's encoders (bytes written straight into one buffer, escaping found in the bytes) against the encoders they
+// replaced (test/support/sink/referenceEncode.ts): byte-identical insert bodies for every table's rows of decoded
+// real mainnet blocks, of the real fixture bundle plus synthetic ones and of generated chains (the ingest benchmark's
+// kind: real transactions mixed into generated blocks), and for generated strings made of the characters either
+// format escapes, non-ASCII text, lone surrogates and lengths on both sides of the byte-scan threshold.
+import { describe, expect, it } from "vitest"
+import { flattenBundles, INSERT_ORDER, type TableRows, UnstorableRecordError } from "../../../src/flatten/index.js"
+import { assembleBundle, pipelineDecode } from "../../../src/producer/assemble.js"
+import { CompactRowEncoder, encoderFor, TsvRowEncoder } from "../../../src/sink/encode.js"
+import type { MasterchainBundle } from "../../../src/ton/record.js"
+import { generateChain } from "../../../tools/fake/generate.js"
+import { rawBundle } from "../../support/pipeline/chainUpstream.js"
+import { ReferenceCompactRowEncoder, ReferenceTsvRowEncoder } from "../../support/sink/referenceEncode.js"
+import { realBlockBundles } from "../store/realBlocks.js"
+import { realBundle, syntheticBundle } from "../store/records.js"
+
+const reference = (table: string) =>
+  encoderFor(table).format === "TabSeparated" ? new ReferenceTsvRowEncoder(table) : new ReferenceCompactRowEncoder(table)
+
+/** Every table's rows through both encoders, in batches as the sink cuts them. */
+const expectSameBodies = (rows: TableRows) => {
+  for (const table of INSERT_ORDER) {
+    const ours = encoderFor(table)
+    const ref = reference(table)
+    for (const row of rows[table]) {
+      ours.add(row)
+      ref.add(row)
+    }
+    const a = ours.finish()
+    const b = ref.finish()
+    expect(a.rows, table).toBe(b.rows)
+    expect(a.columns, table).toEqual(b.columns)
+    expect(a.body.equals(b.body), `${table}: ${a.body.length} vs ${b.body.length} bytes`).toBe(true)
+  }
+}
+
+const chainBundles = (seed: number, mcBlocks: number, txPerBlock: number): Array<MasterchainBundle> => {
+  const chain = generateChain({
+    seed,
+    mcBlocks,
+    txPerBlock,
+    initialShards: 4,
+    maxShards: 8,
+    maxBlocksPerShard: 2,
+    fixtures: true,
+    network: "mainnet",
+    cacheAboveTxs: 0
+  })
+  const out: Array<MasterchainBundle> = []
+  for (let s = chain.first; s <= chain.last; s++) {
+    const raw = rawBundle(chain, s)
+    if (raw !== undefined) out.push(assembleBundle(raw, "mainnet", pipelineDecode).bundle)
+  }
+  return out
+}
+
+/** A deterministic generator of awkward strings. */
+const strings = (seed: number, count: number): Array<string> => {
+  let x = seed >>> 0
+  const next = () => {
+    x = (Math.imul(x, 1664525) + 1013904223) >>> 0
+    return x
+  }
+  const alphabet = ["a", "Z", "0", "\\", "'", '"', "\t", "\n", "\r", " ", ",", "[", "]", "é", "€", "😀", "\ud800", "\udc00", "\u2028", "{}"]
+  const lengths = [0, 1, 2, 17, 255, 256, 257, 1000, 20_000]
+  return Array.from({ length: count }, () => {
+    const n = lengths[next() % lengths.length]!
+    let s = ""
+    for (let i = 0; i < n; i++) s += next() % 3 === 0 ? alphabet[next() % alphabet.length]! : "x"
+    return s
+  })
+}
+
+describe("sink encoders against the reference encoders", () => {
+  it("match byte for byte on decoded real mainnet blocks", () => {
+    const { bundles } = realBlockBundles()
+    expect(bundles.length).toBeGreaterThan(0)
+    expectSameBodies(flattenBundles(bundles))
+  })
+
+  it("match byte for byte on the real fixture bundle and synthetic bundles", () => {
+    expectSameBodies(flattenBundles([realBundle(), ...[1000, 1001, 1002, 1003].map(syntheticBundle)]))
+  })
+
+  it.each([
+    [42, 3, 20],
+    [7, 3, 8]
+  ])("match byte for byte on a generated chain (seed %i, %i masterchain blocks, %i tx per block)", (seed, mc, tx) => {
+    const bundles = chainBundles(seed, mc, tx)
+    expect(bundles.reduce((n, b) => n + b.transactions.length, 0)).toBeGreaterThan(50)
+    expectSameBodies(flattenBundles(bundles))
+  })
+
+  it("match byte for byte on strings of escaped characters, non-ASCII text and lone surrogates", () => {
+    const values = strings(1, 400)
+    const ours = new TsvRowEncoder("t")
+    const ref = new ReferenceTsvRowEncoder("t")
+    const compact = new CompactRowEncoder("t")
+    const compactRef = new ReferenceCompactRowEncoder("t")
+    for (let i = 0; i < values.length; i++) {
+      const row = { n: i, s: values[i]!, list: [values[(i * 7) % values.length]!, values[(i * 13) % values.length]!], ranks: [i, 2 * i] }
+      ours.add(row)
+      ref.add(row)
+      compact.add(row)
+      compactRef.add(row)
+    }
+    const a = ours.finish()
+    expect(a.body.length).toBeGreaterThan(1 << 18)
+    expect(a.body.equals(ref.finish().body)).toBe(true)
+    expect(compact.finish().body.equals(compactRef.finish().body)).toBe(true)
+  })
+
+  it("leave nothing of a refused row behind", () => {
+    const ours = new TsvRowEncoder("t")
+    const ref = new ReferenceTsvRowEncoder("t")
+    const long = "y\\".repeat(300)
+    for (const row of [
+      { s: long, list: ["a"] },
+      { s: long, list: ["b", 3] },
+      { s: "tail", list: [long] }
+    ]) {
+      let refused = 0
+      for (const e of [ours, ref]) {
+        try {
+          e.add(row)
+        } catch (err) {
+          expect(err).toBeInstanceOf(UnstorableRecordError)
+          refused++
+        }
+      }
+      expect(refused === 0 || refused === 2).toBe(true)
+    }
+    const a = ours.finish()
+    expect(a.rows).toBe(2)
+    expect(a.body.equals(ref.finish().body)).toBe(true)
+  })
+
+  it("start empty again after finish", () => {
+    const ours = new TsvRowEncoder("t")
+    ours.add({ s: "x".repeat(100_000) })
+    expect(ours.finish().rows).toBe(1)
+    const again = ours.finish()
+    expect(again.rows).toBe(0)
+    expect(again.body.length).toBe(0)
+  })
+})
