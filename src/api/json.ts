@@ -15,9 +15,18 @@ const goEscapes: Record<string, string> = {
   "\u2029": "\\u2029"
 }
 
+/**
+ * Whether JSON text holds a character Go escapes: five scans by `includes` (memchr-like) instead of one regular
+ * expression, which costs ~20x more per character and ran over every rendered transaction, most holding none.
+ */
+export const holdsGoEscaped = (text: string): boolean =>
+  text.includes("<") || text.includes(">") || text.includes("&") || text.includes("\u2028") || text.includes("\u2029")
+
 // These characters cannot occur in JSON outside string literals, so a global replace only touches strings.
-export const goJson = (value: unknown): string =>
-  JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => goEscapes[c]!)
+export const goJson = (value: unknown): string => {
+  const text = JSON.stringify(value)
+  return holdsGoEscaped(text) ? text.replace(/[<>&\u2028\u2029]/g, (c) => goEscapes[c]!) : text
+}
 
 /** A copy of a string-keyed map with keys in Go's map order (byte-wise ascending). */
 export const sortedRecord = <V>(entries: Iterable<readonly [string, V]>): Record<string, V> => {

@@ -35,7 +35,8 @@ export const descOrder = (a: V3PagePiece, b: V3PagePiece): number => -ltCompare(
 /** Ascending page order: lt ascending, then account ascending. */
 export const ascOrder = (a: V3PagePiece, b: V3PagePiece): number => ltCompare(a, b) || accountCompare(a, b)
 
-const NO_TAB_OR_NEWLINE = /[\t\n\r]/
+/** A raw tab, newline or carriage return (`includes` scans: a regex costs ~20x more per character of the pieces). */
+const holdsTabOrNewline = (s: string): boolean => s.includes("\t") || s.includes("\n") || s.includes("\r")
 
 /** The row of masterchain block `mc_block_seqno` from all its pieces (none: the empty row). */
 export const v3PageRow = (mc_block_seqno: number, pieces: ReadonlyArray<V3PagePiece>): V3PageRow => {
@@ -46,7 +47,7 @@ export const v3PageRow = (mc_block_seqno: number, pieces: ReadonlyArray<V3PagePi
     const book = p.book.join(" ")
     for (const field of [p.state_before, p.state_after, book, p.v3]) {
       // the line's fields split at tabs, the page's lines at newlines (compact JSON holds neither raw)
-      if (NO_TAB_OR_NEWLINE.test(field)) throw new Error(`v3_pages: a field of ${p.account} ${p.lt} holds a tab or newline`)
+      if (holdsTabOrNewline(field)) throw new Error(`v3_pages: a field of ${p.account} ${p.lt} holds a tab or newline`)
     }
     return `${p.state_before}\t${p.state_after}\t${book}\t${p.v3}`
   })
