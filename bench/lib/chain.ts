@@ -1,17 +1,2 @@
-// The generated chain the ingest benchmarks share: four to eight basechain shards, up to two blocks per shard per
-// masterchain block, the recorded real transactions mixed in, nothing cached on disk.
-import type { ChainData } from "../../tools/fake/ChainData.js"
-import { generateChain } from "../../tools/fake/generate.js"
-
-export const benchChain = (seed: number, mcBlocks: number, txPerBlock: number): ChainData =>
-  generateChain({
-    seed,
-    mcBlocks,
-    txPerBlock,
-    initialShards: 4,
-    maxShards: 8,
-    maxBlocksPerShard: 2,
-    fixtures: true,
-    network: "mainnet",
-    cacheAboveTxs: 0
-  })
+// The generated chain the ingest benchmarks share (tools/fake/mixedChain.ts; the differential tests use it too).
+export { mixedChain as benchChain } from "../../tools/fake/mixedChain.js"

@@ -8,7 +8,7 @@ import { flattenBundles, INSERT_ORDER, type TableRows, UnstorableRecordError } f
 import { assembleBundle, pipelineDecode } from "../../../src/producer/assemble.js"
 import { CompactRowEncoder, encoderFor, TsvRowEncoder } from "../../../src/sink/encode.js"
 import type { MasterchainBundle } from "../../../src/ton/record.js"
-import { generateChain } from "../../../tools/fake/generate.js"
+import { mixedChain } from "../../../tools/fake/mixedChain.js"
 import { rawBundle } from "../../support/pipeline/chainUpstream.js"
 import { ReferenceCompactRowEncoder, ReferenceTsvRowEncoder } from "../../support/sink/referenceEncode.js"
 import { realBlockBundles } from "../store/realBlocks.js"
@@ -35,17 +35,7 @@ const expectSameBodies = (rows: TableRows) => {
 }
 
 const chainBundles = (seed: number, mcBlocks: number, txPerBlock: number): Array<MasterchainBundle> => {
-  const chain = generateChain({
-    seed,
-    mcBlocks,
-    txPerBlock,
-    initialShards: 4,
-    maxShards: 8,
-    maxBlocksPerShard: 2,
-    fixtures: true,
-    network: "mainnet",
-    cacheAboveTxs: 0
-  })
+  const chain = mixedChain(seed, mcBlocks, txPerBlock)
   const out: Array<MasterchainBundle> = []
   for (let s = chain.first; s <= chain.last; s++) {
     const raw = rawBundle(chain, s)

@@ -9,22 +9,12 @@ import { assembleBundle, pipelineDecode } from "../../../src/producer/assemble.j
 import { decodeTransaction } from "../../../src/ton/decode.js"
 import type { AccountStateRecord, TransactionRecord } from "../../../src/ton/record.js"
 import { renderV3Message, renderV3Transaction, type V3Shape } from "../../../src/ton/v3.js"
-import { generateChain } from "../../../tools/fake/generate.js"
+import { mixedChain } from "../../../tools/fake/mixedChain.js"
 import { rawBundle } from "../../support/pipeline/chainUpstream.js"
 import { referenceV3Message, referenceV3Transaction } from "../../support/v3Reference.js"
 import { ok, readRealJson } from "./support.js"
 
-const chain = generateChain({
-  seed: 5,
-  mcBlocks: 14,
-  txPerBlock: 20,
-  initialShards: 4,
-  maxShards: 8,
-  maxBlocksPerShard: 2,
-  fixtures: true,
-  network: "mainnet",
-  cacheAboveTxs: 0
-})
+const chain = mixedChain(5, 14, 20)
 
 const cases: Array<{ readonly tx: TransactionRecord; readonly states: ReadonlyMap<string, AccountStateRecord> }> = []
 for (let s = chain.first; s <= chain.last; s++) {
