@@ -6,6 +6,7 @@
  * printed as null; 64-bit quantities and `created_at` are strings, shard is "%X", opcode "0x%08x".
  */
 import { Cell } from "@ton/core"
+import { goJson } from "../api/json.js"
 import { toFriendly } from "./address.js"
 import type {
   AccountStateRecord,
@@ -389,18 +390,8 @@ export const renderAddressBookOf = (
   return book
 }
 
-/** Whether JSON text holds a character Go escapes (as goJson's test in src/api/json.ts: `includes` scans, no regex). */
-const holdsGoEscaped = (text: string): boolean =>
-  text.includes("<") || text.includes(">") || text.includes("&") || text.includes("\u2028") || text.includes("\u2029")
-
 /**
  * JSON text as Go's encoding/json writes it (what ton-index-go sends): compact, with <, >, & and U+2028/U+2029
- * escaped. Those characters can only occur inside strings, so escaping the serialized text is exact.
+ * escaped; the one implementation is the API's `goJson` (src/api/json.ts), named here for the renderers' callers.
  */
-export const goJsonStringify = (value: unknown): string => {
-  const text = JSON.stringify(value)
-  // most texts hold none of them, and a regex scan costs ~20x the `includes` scans per character
-  return holdsGoEscaped(text)
-    ? text.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
-    : text
-}
+export const goJsonStringify: (value: unknown) => string = goJson
