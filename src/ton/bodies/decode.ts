@@ -10,22 +10,21 @@ import { Cell, type Slice } from "@ton/core"
 import { Lru } from "../../trace/Lru.js"
 import { CellValue, type Cons, Interpreter, markerBoc, NO_PARSE, Scheme, SchemeError, type TlbJson } from "./interpret.js"
 import { OPCODE_NAMES } from "./opcodeNames.js"
-import { BODY_SCHEME } from "./schemes.tlb.js"
+import { storedBodyScheme } from "./scheme.js"
 
 /** Decoded JSON: strings, booleans (one-bit fields) and objects (every cell already printed or decoded). */
 export type DecodedBody = string | boolean | { readonly [key: string]: DecodedBody }
 
 /**
  * The scheme's interpreter and its body constructors by 32-bit opcode, in the order the marker tries its body types
- * (InternalMsgBody ones in scheme order, then ExternalMsgBody ones, then ForwardPayload ones), made on first use:
- * parsing the scheme costs about a second of CPU, which a process that never decodes a body (the producer's main
- * thread, say) does not pay.
+ * (InternalMsgBody ones in scheme order, then ExternalMsgBody ones, then ForwardPayload ones), made on first use from
+ * the stored syntax tree (./scheme.ts; parsing the scheme's text costs 1-2 s of CPU, loading the tree milliseconds).
  */
 let tables: { readonly interpreter: Interpreter; readonly byOpcode: Map<number, Array<Cons>> } | undefined
 const BODY_TYPES = ["InternalMsgBody", "ExternalMsgBody", "ForwardPayload"]
 const schemeTables = () => {
   if (tables !== undefined) return tables
-  const scheme = new Scheme(BODY_SCHEME)
+  const scheme = new Scheme(storedBodyScheme())
   const byOpcode = new Map<number, Array<Cons>>()
   for (const cons of BODY_TYPES.flatMap((t) => scheme.constructors(t))) {
     if (cons.tagBits.length !== 32 || cons.name === null) continue

@@ -11,7 +11,6 @@
  */
 import { beginCell, type Cell, type Slice } from "@ton/core"
 import {
-  ast,
   BuiltinOneArgExpr,
   BuiltinZeroArgs,
   CellRefExpr,
@@ -24,8 +23,9 @@ import {
   FieldNamedDef,
   MathExpr,
   NameExpr,
-  NumberExpr
-} from "@ton-community/tlb-parser"
+  NumberExpr,
+  type Program
+} from "@ton-community/tlb-parser/dist/ast/nodes.js"
 import { serializeBoc } from "../boc.js"
 
 /** A cell in a TL-B value: printed as `markerBoc(cell)` unless it is replaced by its own decoding. */
@@ -65,22 +65,26 @@ const tagBitsOf = (tag: string | null): string => {
   return [...tag.slice(1)].map((d) => parseInt(d, 16).toString(2).padStart(4, "0")).join("")
 }
 
+/**
+ * A scheme's syntax tree and the constructor names it lists under stand-ins: tlbc reads a constructor name listing
+ * several names separated by commas as one name; the parser does not, so such a name is parsed under a stand-in and
+ * printed as written.
+ */
+export interface ParsedScheme {
+  readonly program: Program
+  readonly listed: ReadonlyMap<string, string>
+}
+
 /** The scheme, indexed by type name; constructors keep their order in the file. */
 export class Scheme {
   readonly types = new Map<string, Array<Cons>>()
 
-  constructor(text: string) {
-    // tlbc reads a constructor name listing several names separated by commas as one name; the parser does not, so
-    // such a name is parsed under a stand-in and printed as written.
-    const listed = new Map<string, string>()
-    const parsable = text.replace(/^([a-z][A-Za-z0-9_]*(?:,[a-z][A-Za-z0-9_]*)+)(?=[#$])/gm, (names) => {
-      const standIn = `listed_names_${listed.size}`
-      listed.set(standIn, names)
-      return standIn
-    })
-    for (const decl of ast(parsable).declarations) {
-      const parsed = decl.constructorDef.name
-      const name = parsed === "_" ? null : (listed.get(parsed) ?? parsed)
+  /** From the parsed form (`parseScheme` in ./parseScheme.ts, or the stored tree of ./schemes.ast.ts). */
+  constructor(parsed: ParsedScheme) {
+    const { program, listed } = parsed
+    for (const decl of program.declarations) {
+      const own = decl.constructorDef.name
+      const name = own === "_" ? null : (listed.get(own) ?? own)
       const type = decl.combinator.name
       const hasFields = decl.fields.some((f) => !(f instanceof FieldBuiltinDef) && !(f instanceof FieldCurlyExprDef))
       const cons: Cons = { name, type, tagBits: tagBitsOf(decl.constructorDef.tag), decl, hasFields }

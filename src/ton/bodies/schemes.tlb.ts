@@ -1,7 +1,8 @@
 /**
  * The TL-B scheme of the message bodies we decode, in toncenter's constructor and field names (their names are the
- * keys and "@type" values of the JSON users read, so they are part of the output format). Parsed once by
- * @ton-community/tlb-parser; `interpret.ts` walks it. Invariant: for every opcode, constructors sharing it appear in
+ * keys and "@type" values of the JSON users read, so they are part of the output format). Parsed by
+ * @ton-community/tlb-parser when `npm run gen:body-scheme` writes its tree to ./schemes.ast.ts, which the product
+ * loads (./scheme.ts); `interpret.ts` walks it. Invariant: for every opcode, constructors sharing it appear in
  * the order toncenter tries them (the first that parses wins), and the first one of an opcode names it.
  * Kept as a module rather than a .tlb file so the compiled build carries it without a copy step.
  */
