@@ -1,5 +1,5 @@
-// End-to-end ingestion benchmark: fake toncenter (HTTP, generated chain with the recorded real transactions) ->
-// producer process -> local Kafka -> consumer process -> embedded ClickHouse. Prints, in one run: the decode ceiling
+// End-to-end ingestion benchmark: a fake upstream (toncenter over HTTP, or with --source liteserver a liteserver over
+// ADNL serving the chain as block files; a generated chain with the recorded real transactions) -> producer process -> local Kafka -> consumer process -> embedded ClickHouse. Prints, in one run: the decode ceiling
 // (the producer's decoder over every transaction of the chain, one thread, per CPU-second), the Kafka record size and
 // what each codec (gzip, lz4, zstd) makes of it, end-to-end transactions per second and its ratio to twice the
 // ceiling (2 cores), CPU per transaction per process (producer, consumer, broker; whole, and after the clock started so
@@ -10,7 +10,8 @@
 // [--codec none|gzip|lz4|zstd] (KAFKA_COMPRESSION of the producer; default the project's) [--runtime node|tsx]
 // (node: the compiled runnables, as `npm run producer` starts them, built first when stale; tsx: the sources)
 // [--cpu-prof DIR] (V8 CPU profiles of the producer and consumer processes, written to DIR when they exit).
-// (--store implies --solo false.)
+// (--store implies --solo false.) [--source toncenter|liteserver] (the producer's upstream; default toncenter, rate
+// limits off either way: TONCENTER_RPS=10000, LITESERVER_RPS=0).
 // --gen-dir serves a chain written by `npm run generate` instead (e.g. the million-transaction one); --store keeps the
 // consumer's ClickHouse data directory there (reused as is when it already holds the whole chain), which is how the
 // API benchmark gets its million-transaction store. Numbers are printed, never asserted.
@@ -23,6 +24,8 @@ import { chainStats } from "../tools/fake/ChainData.js"
 import { benchChain } from "./lib/chain.js"
 import type { ChainData } from "../tools/fake/ChainData.js"
 import { startFakeToncenter } from "../tools/fake/server.js"
+import { type LiteChain, withBlockFiles } from "../tools/fake/liteserver/blocks.js"
+import { startFakeLiteserver } from "../tools/fake/liteserver/server.js"
 import { loadGeneratedChain } from "../tools/gen/chain.js"
 import { repoRoot, startLocalKafka } from "../src/infra/kafkaBroker.js"
 import { freePortPair } from "../tools/ports.js"
@@ -33,7 +36,7 @@ import { pipelineDecode } from "../src/producer/assemble.js"
 import { installFastCellHash } from "../src/ton/fastHash.js"
 
 const USAGE = `Usage: npm run bench:ingest -- [--mc 60] [--tx 30] [--seed 42] | [--gen-dir DIR] [--store DIR] [--solo false]
-  [--codec none|gzip|lz4|zstd] [--runtime node|tsx] [--cpu-prof DIR] [--batch-rows 50000]
+  [--codec none|gzip|lz4|zstd] [--runtime node|tsx] [--cpu-prof DIR] [--batch-rows 50000] [--source toncenter|liteserver]
   End-to-end ingest over a generated chain; numbers are printed, never asserted (see the file's header).`
 const args = parseCli({
   mc: { type: "string", default: "60" },
@@ -45,8 +48,15 @@ const args = parseCli({
   solo: { type: "string", default: "true" },
   codec: { type: "string" },
   runtime: { type: "string", default: "node" },
-  "cpu-prof": { type: "string" }
+  "cpu-prof": { type: "string" },
+  source: { type: "string", default: "toncenter" }
 }, USAGE)
+if (args.source !== "toncenter" && args.source !== "liteserver") {
+  process.stderr.write(`--source must be toncenter or liteserver\n${USAGE}\n`)
+  process.exit(2)
+}
+/** The process the fake upstream serves from (this one), as the CPU and RSS lines name it. */
+const FAKE = `bench (fake ${args.source})`
 
 /** What a kept store holds, written once the whole chain is stored; a store without it is rebuilt from scratch. */
 interface StoreStamp {
@@ -268,6 +278,23 @@ const ceilingAndCodecs = async (chain: ChainData): Promise<{ perCpuSecond: numbe
 
 const mb = (b: number | undefined) => (b === undefined ? "-" : `${(b / 1024 / 1024).toFixed(0)} MB`)
 
+/** The fake upstream the producer reads, and the producer's settings that point it there. */
+const startFake = async (
+  chain: ChainData,
+  liteFiles: LiteChain | undefined,
+  prerender: boolean
+): Promise<{ readonly env: Readonly<Record<string, string>>; readonly stop: () => Promise<void> }> => {
+  if (liteFiles !== undefined) {
+    const lite = await startFakeLiteserver({ chain: liteFiles })
+    return { env: { LITESERVER_CONFIG: lite.config, LITESERVER_RPS: "0" }, stop: lite.stop }
+  }
+  const http = await startFakeToncenter({ chain, prerender })
+  return {
+    env: { TONCENTER_URL: http.url, TONCENTER_RPS: "10000", TONCENTER_CONCURRENCY: "16" },
+    stop: http.stop
+  }
+}
+
 const main = async () => {
   if (args.runtime !== "tsx") {
     const built = spawnSync(process.execPath, [join(repoRoot, "scripts/build-if-stale.mjs")], { stdio: "inherit" })
@@ -275,12 +302,19 @@ const main = async () => {
   }
   const scratch = mkdtempSync(join(tmpdir(), "bench-ingest-"))
   const rssTimer = setInterval(sampleRss, 200)
-  watched.set("bench (fake toncenter)", () => process.pid)
+  watched.set(FAKE, () => process.pid)
   const t0 = Date.now()
-  const chain: ChainData =
+  const generated: ChainData =
     args["gen-dir"] !== undefined
       ? await loadGeneratedChain(args["gen-dir"])
       : benchChain(Number(args.seed), Number(args.mc), Number(args.tx))
+  // The liteserver serves blocks as files: built from the chain, with new block ids (a root hash is the built cell's
+  // hash) and the same transactions; both the fake and the counts below use the built chain.
+  const liteFiles = args.source === "liteserver" ? withBlockFiles(generated) : undefined
+  const chain: ChainData = liteFiles?.chain ?? generated
+  if (liteFiles !== undefined) {
+    process.stdout.write(`block files built for the liteserver in ${((Date.now() - t0) / 1000).toFixed(1)} s (before the clock)\n`)
+  }
   const stats = chainStats(chain)
   process.stdout.write(`chain: ${chain.name} ${JSON.stringify(stats)} (ready in ${((Date.now() - t0) / 1000).toFixed(1)} s)\n`)
   const codec = args.codec ?? DEFAULT_KAFKA_COMPRESSION
@@ -304,12 +338,14 @@ const main = async () => {
   const soloStages = args.solo !== "false" && store === undefined
   const kafka = await startLocalKafka({ port: await freePortPair(), dataDir: join(scratch, "kafka") })
   watched.set("kafka broker (JVM)", () => kafka.pid())
-  // The fake upstream decodes every transaction to render toncenter's JSON, as costly as the producer's own decode;
-  // rendered before the clock starts (chains up to PRERENDER_TXS), the run measures the exporter, not the fake.
+  // The fake toncenter decodes every transaction to render toncenter's JSON, as costly as the producer's own decode;
+  // rendered before the clock starts (chains up to PRERENDER_TXS), the run measures the exporter, not the fake. The
+  // fake liteserver serves the block files built above as they are.
   const prerender = stats.txs <= PRERENDER_TXS
   const renderStart = Date.now()
-  const fake = await startFakeToncenter({ chain, prerender })
-  if (prerender) process.stdout.write(`fake upstream answers rendered in ${((Date.now() - renderStart) / 1000).toFixed(1)} s (before the clock)\n`)
+  const fake = await startFake(chain, liteFiles, prerender)
+  if (liteFiles !== undefined) process.stdout.write(`fake liteserver on ${fake.env.LITESERVER_CONFIG}\n`)
+  else if (prerender) process.stdout.write(`fake upstream answers rendered in ${((Date.now() - renderStart) / 1000).toFixed(1)} s (before the clock)\n`)
   else process.stdout.write(`fake upstream renders on request (chain above ${PRERENDER_TXS} tx): its CPU is shared with the exporter's\n`)
   const [producerPort, consumerPort] = [await freePortPair(), await freePortPair()]
   // SQL_PORT=0: the consumer's SQL endpoint is no part of ingest (and its default port may be taken).
@@ -335,9 +371,7 @@ const main = async () => {
     const start = Date.now()
     const producer = child("producer", "pipelines/producer.ts", {
       ...common,
-      TONCENTER_URL: fake.url,
-      TONCENTER_RPS: "10000",
-      TONCENTER_CONCURRENCY: "16",
+      ...fake.env,
       PRODUCER_MODE: "backfill",
       PRODUCER_FROM: String(chain.first),
       PRODUCER_TO: String(chain.last),
@@ -420,7 +454,7 @@ const main = async () => {
     const kStart = cpuAtStart.get("kafka broker (JVM)") ?? NaN
     const cStart = cpuAtStart.get("consumer") ?? NaN
     // The fake upstream serves from this process: its CPU after the clock is what answering the producer cost.
-    const fakeCpu = (cpuSeconds.get("bench (fake toncenter)") ?? NaN) - (cpuAtStart.get("bench (fake toncenter)") ?? NaN)
+    const fakeCpu = (cpuSeconds.get(FAKE) ?? NaN) - (cpuAtStart.get(FAKE) ?? NaN)
     const decodeCpu = stage(producerMetrics, "decode")
     const produceCpu = stage(producerMetrics, "record_encode") + codecCpu(producerMetrics, "compress")
     const consumeCpu = stage(consumerMetrics, "kafka_consume") + codecCpu(consumerMetrics, "decompress")
@@ -436,9 +470,9 @@ const main = async () => {
         `all three ${perTx(pCpu + cCpu + kCpu)} (2 cores allow ${(2000 / rate).toFixed(3)} ms/tx at this rate)`,
       `  after the clock started (broker and consumer start-up set apart: ${kStart.toFixed(1)} s, ${cStart.toFixed(1)} s of CPU):`,
       `  producer ${perTx(pCpu)}   consumer ${perTx(cCpu - cStart)}   broker ${perTx(kCpu - kStart)}   ` +
-        `all three ${perTx(pCpu + cCpu - cStart + kCpu - kStart)}   (fake toncenter serving ${perTx(fakeCpu).trim()})`,
+        `all three ${perTx(pCpu + cCpu - cStart + kCpu - kStart)}   (fake ${args.source} serving ${perTx(fakeCpu).trim()})`,
       `  by stage (from the processes' metrics; "rest" is the process's CPU outside the measured stages):`,
-      `    producer  fetch + rest      ${perTx(pCpu - decodeCpu - produceCpu)}  (HTTP, toncenter JSON, kafkajs protocol, runtime, GC, start-up)`,
+      `    producer  fetch + rest      ${perTx(pCpu - decodeCpu - produceCpu)}  (${args.source === "liteserver" ? "ADNL, block files" : "HTTP, toncenter JSON"}, kafkajs protocol, runtime, GC, start-up)`,
       `    producer  decode            ${perTx(decodeCpu)}  (worker threads)`,
       `    producer  kafka produce     ${perTx(produceCpu)}  (record encoding ${perTx(stage(producerMetrics, "record_encode"))}, ${codec} compress ${perTx(codecCpu(producerMetrics, "compress"))})`,
       `    broker    kafka             ${perTx(kCpu)}`,
@@ -512,9 +546,7 @@ const main = async () => {
     const soloProducer = child("producer (alone)", "pipelines/producer.ts", {
       ...common,
       KAFKA_TOPIC_PREFIX: "bench-solo",
-      TONCENTER_URL: fake.url,
-      TONCENTER_RPS: "10000",
-      TONCENTER_CONCURRENCY: "16",
+      ...fake.env,
       PRODUCER_MODE: "backfill",
       PRODUCER_FROM: String(chain.first),
       PRODUCER_TO: String(chain.last),
@@ -527,7 +559,7 @@ const main = async () => {
     const lines = [
       ...head,
       "stages alone (start-up included):",
-      `  producer alone        ${soloProducerSeconds.toFixed(1)} s = ${(txs / soloProducerSeconds).toFixed(0)} tx/s (fake toncenter -> decode -> Kafka)`,
+      `  producer alone        ${soloProducerSeconds.toFixed(1)} s = ${(txs / soloProducerSeconds).toFixed(0)} tx/s (fake ${args.source} -> decode -> Kafka)`,
       `  consumer alone        ${soloConsumerSeconds.toFixed(1)} s = ${(txs / soloConsumerSeconds).toFixed(0)} tx/s (Kafka -> ClickHouse, topic already full)`,
       ...resources()
     ]
