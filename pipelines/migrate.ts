@@ -7,6 +7,7 @@ import { runMain } from "../src/infra/runMain.js"
 import { backfillTxPages } from "../src/store/backfillPages.js"
 import { backfillV3Pages } from "../src/store/backfillV3Pages.js"
 import { backfillV2Pages } from "../src/store/backfillV2Pages.js"
+import { fillAccountStatesKv } from "../src/store/accountStatesKv.js"
 import { redecodeBodies } from "../src/store/redecode.js"
 import { installFastCellHash } from "../src/ton/fastHash.js"
 
@@ -31,6 +32,11 @@ const program = Effect.gen(function* () {
   // Stores from before the page table (sql/0100) get their pieces now; a no-op once every done block has them.
   const filled = yield* Effect.promise(() => backfillTxPages(ch.client))
   if (filled.length > 0) yield* Console.log(`tx_pages: filled ${filled.length} masterchain blocks`)
+  // The key-value copy of the known account states (sql/0134); off on a cluster (per-node table).
+  if (ch.cluster === undefined) {
+    const states = yield* Effect.promise(() => fillAccountStatesKv(ch.client))
+    if (states > 0) yield* Console.log(`account_states_kv: copied ${states} known account states`)
+  }
   // Every done block's key-value v3 page row (sql/0131), from those pieces; off on a cluster (per-node table).
   if (ch.cluster === undefined) {
     const rows = yield* Effect.promise(() =>

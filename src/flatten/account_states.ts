@@ -30,7 +30,15 @@ export const accountStateRow = (s: AccountStateRecord): AccountStateRow => {
     frozen_hash: s.frozen_hash,
     data_hash: s.data_hash,
     code_hash: s.code_hash,
-    known: s.balance === null && s.account_status === null && s.code_hash === null && s.data_hash === null ? 0 : 1
+    // hash-only: no field at all (so a row without one renders exactly as an absent state, see account_states_kv)
+    known:
+      s.balance === null &&
+      s.account_status === null &&
+      s.code_hash === null &&
+      s.data_hash === null &&
+      s.frozen_hash === null
+        ? 0
+        : 1
   }
 }
 

@@ -84,6 +84,9 @@ export interface SinkShape {
 
 const LOOKUP_CHUNK = 500
 
+/** Key-value tables (EmbeddedRocksDB): per node, so never written on a cluster. */
+const KV_TABLES: ReadonlySet<TableName> = new Set<TableName>(["v3_pages", "v2_pages", "account_states_kv"])
+
 /**
  * Heap the message-hash -> trace id cache may take: its entries are two base64 hashes, ~187 bytes each when full
  * (89 MB measured for 500,000), so the byte budget fixes the entry count. The cache only spares lookups of senders
@@ -211,9 +214,9 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
         for (const table of INSERT_ORDER) {
           const encoder = encoders.get(table)!
           if (encoder.rows === 0) continue
-          // Key-value page rows (sql/0131, sql/0132) are per node and not replicated: off on a cluster, where pages
-          // read tx_pages.
-          if ((table === "v3_pages" || table === "v2_pages") && ch.cluster !== undefined) continue
+          // Key-value rows (sql/0131, sql/0132, sql/0134) are per node and not replicated: off on a cluster, where
+          // pages read tx_pages and account_states.
+          if (KV_TABLES.has(table) && ch.cluster !== undefined) continue
           if (group !== undefined) {
             // A heartbeat right before the check keeps "heard from the coordinator" fresh (and a failed one, which
             // means a rebalance, moves the epoch).

@@ -4,8 +4,8 @@
  * decoder's values) and stops it between batches at shutdown, to resume at the next start; `layerAwaited` finishes
  * it before the layer is built (the all-in-one process, whose API would otherwise cache pages rendered before it).
  * A failure is logged, never fatal: the version stays unrecorded, so the next start tries again. After it, the
- * key-value v3 and v2 page rows (sql/0131, sql/0132) missing for done blocks are filled the same way
- * (./backfillV3Pages.ts, ./backfillV2Pages.ts).
+ * key-value copy of the known account states (sql/0134, ./accountStatesKv.ts) and the key-value v3 and v2 page rows
+ * (sql/0131, sql/0132) missing for done blocks are filled the same way (./backfillV3Pages.ts, ./backfillV2Pages.ts).
  */
 import { Context, Effect, Layer, Runtime } from "effect"
 import { ClickHouse } from "../clickhouse/ClickHouse.js"
@@ -13,6 +13,7 @@ import { Migrations } from "../clickhouse/migrations.js"
 import { installFastCellHash } from "../ton/fastHash.js"
 import { backfillV3Pages } from "./backfillV3Pages.js"
 import { backfillV2Pages } from "./backfillV2Pages.js"
+import { fillAccountStatesKv } from "./accountStatesKv.js"
 import { redecodeBodies, type RedecodeReport } from "./redecode.js"
 
 export class BodyRedecode extends Context.Tag("ton-exporter/BodyRedecode")<
@@ -49,6 +50,19 @@ export class BodyRedecode extends Context.Tag("ton-exporter/BodyRedecode")<
         return undefined
       }
     ).then(async (report) => {
+      // First the key-value copy of the known account states (sql/0134), one statement once: off on a cluster; a
+      // failure is logged and the next start tries again (pages read `account_states` meanwhile).
+      if (ch.cluster !== undefined || controller.signal.aborted) return report
+      await fillAccountStatesKv(ch.client).then(
+        (n) => {
+          if (n > 0) log(`account_states_kv: copied ${n} known account states`)
+        },
+        (e: unknown) => {
+          Runtime.runFork(runtime)(
+            Effect.logWarning(`account_states_kv: fill failed, retried at the next start: ${(e as Error)?.message ?? String(e)}`)
+          )
+        }
+      )
       // Then the key-value v3 page rows (sql/0131) of done blocks not filled yet (after a re-render, which fills its
       // own blocks' rows): off on a cluster; a failure is logged and the next start tries again.
       if (ch.cluster !== undefined || controller.signal.aborted) return report

@@ -48,6 +48,12 @@ const blockKey = (id: BlockId): string =>
 // Masterchain seqnos per bitmap of done blocks (8 KiB each; 50 million seqnos would be 6 MiB).
 const DONE_CHUNK = 65_536
 
+/** The key of the `account_states_kv` row that records the table filled (no state hash is empty). */
+export const STATES_KV_FILLED = ""
+
+// How long a store whose `account_states_kv` is not filled yet reads `account_states` before asking again.
+const STATES_KV_RETRY_MS = 10_000
+
 // Bounds the memo of done blocks: a few hundred bytes each, so about a megabyte at most.
 const DONE_BLOCKS_MEMO = 4096
 
@@ -72,6 +78,17 @@ interface LookupRow {
   readonly data_hash: string | null
   readonly code_hash: string | null
   readonly mc: number
+}
+
+/** The `state` of an `account_states_kv` row (sql/0134): the fields of `account_states` as JSON, numbers as text. */
+interface StateKvValue {
+  readonly account: string
+  readonly balance: string | null
+  readonly extra_currencies: Record<string, string>
+  readonly account_status: AccountStateRecord["account_status"]
+  readonly frozen_hash: string | null
+  readonly data_hash: string | null
+  readonly code_hash: string | null
 }
 
 /**
@@ -142,11 +159,14 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
   private readonly doneChunks = new Map<number, Promise<Uint8Array>>()
   private readonly clients: ReadonlyArray<{ readonly reader: ReadConnection; inFlight: number }>
   private readonly pageKv: boolean
+  // Whether `account_states_kv` was seen filled (it stays so), and until when not to ask it again after it was not.
+  private statesKvFilled = false
+  private statesKvRetryAt = 0
 
   /**
    * Several connections to the same database let statements of concurrent calls run side by side. `pageKv: false`
-   * (a cluster, whose key-value page tables are per node and never written) leaves the `v3_pages` and `v2_pages` rows
-   * unread.
+   * (a cluster, whose key-value tables are per node and never written) leaves the `v3_pages`, `v2_pages` and
+   * `account_states_kv` rows unread.
    */
   constructor(
     clients: ClickHouseClient | ReadonlyArray<ClickHouseClient | ReadConnection>,
@@ -431,12 +451,20 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
     return body.length === 0 ? [] : body.split("\n")
   }
 
-  /** The account states and code rows a page's pieces reference, in one statement (see v3PageText). */
+  /**
+   * The account states and code rows a page's pieces reference, in one statement (see v3PageText): the states from
+   * their key-value rows (`account_states_kv`, sql/0134) once that table is filled, else from `account_states`.
+   */
   private async v3Lookups(
     txs: Array<{ v3: string; before: string; after: string }>,
     hashes: Set<string>,
     book: Set<string>
   ): Promise<V3PageText> {
+    if (this.pageKv && Date.now() >= this.statesKvRetryAt) {
+      const page = await this.v3LookupsKv(txs, hashes, book)
+      if (page !== null) return page
+      this.statesKvRetryAt = Date.now() + STATES_KV_RETRY_MS
+    }
     const lookups = await this.rows<LookupRow>(
       `SELECT 0 AS kind, toString(hash) AS key, known, account, balance, extra_currencies, account_status, frozen_hash,
               data_hash, code_hash, toUInt32(0) AS mc
@@ -474,6 +502,61 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
         code_hash: t.code_hash
       })
     }
+    return { txs, states, book: [...book], codeHashes: await this.newestDoneCodes(codeRows) }
+  }
+
+  /**
+   * `v3Lookups` with the states read from `account_states_kv` (sql/0134): one multi-get by the page's hashes and,
+   * with the address book, the `latest_account_code` rows of its addresses, in one statement returning raw
+   * tab-separated text (kind, key, masterchain seqno, then the state's JSON or the code hash, '' for none). A hash
+   * without a row is a hash-only state (the table holds every known one), rendered as an absent one. Until the table
+   * is known filled (its row with the empty key, written by the fill after every state stored before it), that key
+   * is asked too, and without it the answer is null (the caller reads `account_states`).
+   */
+  private async v3LookupsKv(
+    txs: Array<{ v3: string; before: string; after: string }>,
+    hashes: Set<string>,
+    book: Set<string>
+  ): Promise<V3PageText | null> {
+    const keys = this.statesKvFilled ? [...hashes] : [STATES_KV_FILLED, ...hashes]
+    const text = await this.text(
+      `SELECT 0 AS kind, hash AS key, toUInt32(0) AS mc, state FROM account_states_kv WHERE hash IN ${strArray(keys)}` +
+        (book.size === 0
+          ? ""
+          : `
+       UNION ALL
+       SELECT 1, account, mc_seqno, ifNull(toString(code_hash), '') FROM latest_account_code
+       WHERE account IN ${strArray([...book])}`) +
+        `
+       SETTINGS enable_analyzer = 0
+       FORMAT TabSeparatedRaw`
+    )
+    let filled = this.statesKvFilled
+    const states = new Map<string, AccountStateRecord>()
+    const codeRows: Array<CodeRow> = []
+    // no field holds a raw tab or newline: hashes, addresses, digits, and JSON text (which escapes both)
+    for (const line of tsvLines(text)) {
+      const f = splitFields(line, 4)
+      if (f[0] === "1") {
+        codeRows.push({ key: f[1]!, code_hash: f[3] === "" ? null : f[3]!, mc: Number(f[2]) })
+      } else if (f[1] === STATES_KV_FILLED) {
+        filled = true
+      } else {
+        const t = JSON.parse(f[3]!) as StateKvValue
+        states.set(f[1]!, {
+          hash: f[1]!,
+          account: t.account,
+          balance: t.balance,
+          extra_currencies: t.balance === null ? null : t.extra_currencies,
+          account_status: t.account_status,
+          frozen_hash: t.frozen_hash,
+          data_hash: t.data_hash,
+          code_hash: t.code_hash
+        })
+      }
+    }
+    if (!filled) return null
+    this.statesKvFilled = true
     return { txs, states, book: [...book], codeHashes: await this.newestDoneCodes(codeRows) }
   }
 
