@@ -283,6 +283,8 @@ const startRunnable = async (
       API_HOST: "127.0.0.1",
       API_PORT: String(port),
       METRICS_PORT: String(port + 1),
+      // no SQL endpoint: its default port (8123) may be taken by another process on the machine
+      SQL_PORT: "0",
       LOG_LEVEL: "warn",
       ...env
     },
