@@ -45,6 +45,7 @@ Settings are environment variables:
   BENCH_PROJECT_DIR=DIR           (volume mode) the checkout whose runnable serves (default this one)
   BENCH_SAMPLE=N                  (volume mode) random masterchain blocks requested (default 10000, or all)
   BENCH_CACHE=off|on              (volume mode) run one cache mode only (default both)
+  BENCH_ENDPOINT=v2|v3            (volume mode) load one endpoint only (default both)
   BENCH_SINGLES=N                 (volume mode) one-connection requests for the latency figure
   BENCH_PORT=P                    (volume mode) the runnable's port (default 18480)
   BENCH_CONNECTIONS=N             concurrent connections (default 16)
@@ -362,7 +363,7 @@ const volume = async (dataDir: string) => {
     try {
       // v2 pages: for each sampled masterchain block, one basechain block of it with transactions
       const v2: Array<string> = []
-      for (const seqno of mcs) {
+      for (const seqno of process.env.BENCH_ENDPOINT === "v3" ? [] : mcs) {
         const res = await fetch(`${base}/api/v3/masterchainBlockShards?seqno=${seqno}`)
         const blocks = ((await res.json()) as { blocks: Array<{ workchain: number; shard: string; seqno: number; tx_count: number }> }).blocks
         const pick = blocks.filter((b) => b.workchain === 0 && b.tx_count > 0)
@@ -376,6 +377,8 @@ const volume = async (dataDir: string) => {
         ["v3 masterchainBlockShardState limit=40", mcs.map((m) => `/api/v3/masterchainBlockShardState?seqno=${m}&limit=40`)]
       ]
       for (const [name, paths] of targets) {
+        // BENCH_ENDPOINT=v2 (or v3) loads one of the two only
+        if (process.env.BENCH_ENDPOINT !== undefined && !name.startsWith(process.env.BENCH_ENDPOINT)) continue
         // One connection, sequentially: the cache-off pass reads the store every time; with the cache on, a first
         // pass fills it and a second one is timed.
         if (cacheBytes > 0) for (const path of paths) await fetch(base + path).then((r) => r.arrayBuffer())
