@@ -29,29 +29,32 @@ const program = Effect.gen(function* () {
   if (redecoded.outcome === "newer") {
     yield* Console.log(`redecode: the store holds decoder version ${redecoded.from}, newer than this build's: left as is`)
   }
-  // Stores from before the page table (sql/0100) get their pieces now; a no-op once every done block has them.
-  const filled = yield* Effect.promise(() => backfillTxPages(ch.client))
-  if (filled.length > 0) yield* Console.log(`tx_pages: filled ${filled.length} masterchain blocks`)
+  // Done blocks without pages (stored before the page table, sql/0100, or dropped by a migration) get them now: on a
+  // cluster into `tx_pages` (a no-op once every done block has pieces); on a single node straight into the key-value
+  // rows, `tx_pages` only for what those cannot serve (a walk past its recorded progress, sql/0137).
+  const filled = yield* Effect.promise(() =>
+    backfillTxPages(ch.client, ch.cluster === undefined ? { pageKv: true } : {})
+  )
+  if (filled.length > 0) yield* Console.log(`pages: rendered ${filled.length} masterchain blocks`)
   // The key-value copy of the known account states (sql/0134); off on a cluster (per-node table).
   if (ch.cluster === undefined) {
     const states = yield* Effect.promise(() => fillAccountStatesKv(ch.client))
     if (states > 0) yield* Console.log(`account_states_kv: copied ${states} known account states`)
   }
-  // Every done block's key-value v3 page row (sql/0131), from those pieces; off on a cluster (per-node table).
+  // Every done block's key-value v3 page row (sql/0131), from stored pieces (stores written before it); off on a
+  // cluster (per-node table).
   if (ch.cluster === undefined) {
     const rows = yield* Effect.promise(() =>
       backfillV3Pages(ch.client, {
-        seqnos: filled,
         onProgress: (p) => console.log(`v3_pages: ${p.rows} rows written, done blocks through mc ${p.through}`)
       })
     )
     if (rows > 0) yield* Console.log(`v3_pages: filled ${rows} masterchain block rows`)
   }
-  // Every done block's key-value v2 page row (sql/0132), from those pieces; off on a cluster (per-node table).
+  // Every done block's key-value v2 page row (sql/0132), from stored pieces; off on a cluster (per-node table).
   if (ch.cluster === undefined) {
     const rows = yield* Effect.promise(() =>
       backfillV2Pages(ch.client, {
-        seqnos: filled,
         onProgress: (p) => console.log(`v2_pages: ${p.rows} rows written, done blocks through mc ${p.through}`)
       })
     )

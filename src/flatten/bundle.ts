@@ -14,7 +14,7 @@ import { type MessageContentRow, messageContentRows } from "./message_contents.j
 import { type MessageRow, messageRows } from "./messages.js"
 import { type TransactionRow, transactionRow } from "./transactions.js"
 import { type V3PageRow, v3PageRow } from "./v3_pages.js"
-import { type V2PageRow, v2PageRows } from "./v2_pages.js"
+import { type V2PageRow, v2PageKey, v2PageRows } from "./v2_pages.js"
 
 export interface TableRows {
   readonly message_contents: Array<MessageContentRow>
@@ -88,11 +88,41 @@ export const emptyTableRows = (): TableRows => ({
 /** The parts of a bundle's flattening a caller can time apart (see `flattenBundle`'s `lap`). */
 export type FlattenPart = "tx_pages" | "v3_pages" | "v2_pages" | "other"
 
+export interface FlattenOptions {
+  /**
+   * The store keeps the key-value page rows (`v3_pages`, `v2_pages`; single node, not a cluster): `tx_pages` then gets
+   * only the pieces of blocks without a `v2_pages` row (see `piecesWithoutV2Row`), since every other page is served
+   * from the key-value rows. Off (the default, and a cluster's): every transaction's piece goes to `tx_pages`.
+   */
+  readonly pageKv?: boolean
+}
+
+/**
+ * The pieces `tx_pages` needs beside the key-value rows: those of blocks that got no `v2_pages` row among `v2Rows`
+ * (a block whose pieces do not fit the row's shape, src/flatten/v2_pages.ts). Every other piece is in its masterchain
+ * block's `v3_pages` row and its block's `v2_pages` row, which the read path answers from. Whole blocks only: a block's
+ * pieces are all kept or all left out, so the `tx_pages` fallback of a block without a v2 row reads the whole block.
+ */
+export const piecesWithoutV2Row = <P extends Pick<TxPageRow, "block_workchain" | "block_shard" | "block_seqno">>(
+  pieces: ReadonlyArray<P>,
+  v2Rows: ReadonlyArray<Pick<V2PageRow, "block">>
+): Array<P> => {
+  if (pieces.length === 0) return []
+  const served = new Set(v2Rows.map((r) => r.block))
+  return pieces.filter(
+    (p) => !served.has(v2PageKey(Number(p.block_workchain), String(p.block_shard), Number(p.block_seqno)))
+  )
+}
+
 /**
  * All rows of one bundle, by table. `lap`, when given, is called after each part is made (the pieces rendered for
  * `tx_pages`, the other tables' rows, the `v3_pages` row, the `v2_pages` rows), so a caller can time them apart.
  */
-export const flattenBundle = (b: MasterchainBundle, lap?: (part: FlattenPart) => void): TableRows => {
+export const flattenBundle = (
+  b: MasterchainBundle,
+  lap?: (part: FlattenPart) => void,
+  options: FlattenOptions = {}
+): TableRows => {
   const pages = b.transactions.map(txPageRow)
   lap?.("tx_pages")
   const blocks = [blockRow(b.mc_block), ...b.shard_blocks.map(blockRow)]
@@ -114,7 +144,7 @@ export const flattenBundle = (b: MasterchainBundle, lap?: (part: FlattenPart) =>
     account_states_kv: accountStateKvRows(account_states),
     messages,
     transactions,
-    tx_pages: pages,
+    tx_pages: options.pageKv === true ? piecesWithoutV2Row(pages, v2_pages) : pages,
     v3_pages,
     blocks,
     mc_shard_blocks,
@@ -140,7 +170,8 @@ export const visitBundleRows = (
    * Called around each bundle's flattening (not its visits), so a caller can tell the two costs apart; `lap` after
    * each part of the flattening (see flattenBundle).
    */
-  around?: { readonly before: () => void; readonly after: () => void; readonly lap?: (part: FlattenPart) => void }
+  around?: { readonly before: () => void; readonly after: () => void; readonly lap?: (part: FlattenPart) => void },
+  options: FlattenOptions = {}
 ): void => {
   const contentSeen = new Set<string>()
   const states = new Map<string, AccountStateRow>()
@@ -150,7 +181,7 @@ export const visitBundleRows = (
     if (bundleSeen.has(b.mc_seqno)) continue
     bundleSeen.add(b.mc_seqno)
     around?.before()
-    const r = flattenBundle(b, around?.lap)
+    const r = flattenBundle(b, around?.lap, options)
     around?.after()
     for (const c of r.message_contents) {
       if (!contentSeen.has(c.hash)) {
@@ -177,8 +208,8 @@ export const visitBundleRows = (
 }
 
 /** All rows of many bundles, by table (see visitBundleRows). */
-export const flattenBundles = (bs: ReadonlyArray<MasterchainBundle>): TableRows => {
+export const flattenBundles = (bs: ReadonlyArray<MasterchainBundle>, options: FlattenOptions = {}): TableRows => {
   const out = emptyTableRows()
-  visitBundleRows(bs, (table, row) => (out[table] as Array<typeof row>).push(row))
+  visitBundleRows(bs, (table, row) => (out[table] as Array<typeof row>).push(row), undefined, options)
   return out
 }

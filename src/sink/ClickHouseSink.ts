@@ -186,7 +186,9 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
             lapMark = now
           },
           after: () => void (flatten += threadCpuSeconds() - mark)
-        }
+        },
+        // Single node: the key-value page rows serve the pages, so `tx_pages` gets only the pieces they cannot serve.
+        { pageKv: ch.cluster === undefined }
       )
       const end = threadCpuSeconds()
       endEncoding(end)
@@ -215,7 +217,7 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
           const encoder = encoders.get(table)!
           if (encoder.rows === 0) continue
           // Key-value rows (sql/0131, sql/0132, sql/0134) are per node and not replicated: off on a cluster, where
-          // pages read tx_pages and account_states.
+          // pages read tx_pages (which then gets every transaction's piece, see encodeRows) and account_states.
           if (KV_TABLES.has(table) && ch.cluster !== undefined) continue
           if (group !== undefined) {
             // A heartbeat right before the check keeps "heard from the coordinator" fresh (and a failed one, which

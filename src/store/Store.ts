@@ -387,7 +387,7 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
     if (!isUInt32(seqno) || !isUInt32(o.limit) || !Number.isSafeInteger(o.offset) || o.offset < 0) return null
     const dir = o.sort === "asc" ? "ASC" : "DESC"
     const s = uint32(seqno)
-    const done = await this.isMcDone(seqno)
+    let done = await this.isMcDone(seqno)
     const txs: Array<{ v3: string; before: string; after: string }> = []
     const hashes = new Set<string>()
     const book = new Set<string>()
@@ -398,8 +398,14 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
       hashes.add(f[1]!)
       if (withAddressBook) for (const a of f[2]!.split(" ")) if (a.length > 0) book.add(a)
     }
-    // The block's key-value row (sql/0131), for a block the marker's bitmap shows done (others: the statement below,
-    // which asks the marker); a block without a row (stored before the table and not filled yet) reads `tx_pages`.
+    // The block's key-value row (sql/0131), for a done block: one the marker's bitmap does not show done yet (a block
+    // finished since its range was loaded) is asked of the marker first, since a single node's consumer writes no
+    // `tx_pages` rows for blocks the key-value rows serve. A block without a row (stored before the table and not
+    // filled yet, or its pieces dropped for a re-render) reads `tx_pages`, then (the caller) the row tables.
+    if (this.pageKv && !done && (await this.mcBlockDone(seqno))) {
+      this.rememberMcDone(seqno)
+      done = true
+    }
     const lines = done && this.pageKv ? await this.v3PageLines(s, o) : null
     if (lines !== null) {
       for (const line of lines) take(line)
@@ -621,8 +627,8 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
   /**
    * A v2 page and its block's id in ONE statement: the block's `v2_pages` row (sql/0132) by its key, cut here
    * (./v2Pages.ts). Null (the caller takes the `blockById` + `v2PageText` path) when the row is off or missing (a
-   * cluster, a block stored before the table and not filled yet, an unknown block), when the marker's bitmap does not
-   * show its masterchain block done (the other path checks the marker in its statement), or for arguments that path
+   * cluster, a block stored before the table and not filled yet, an unknown block), when its masterchain block is not
+   * done (the marker's bitmap, then for a block it does not show the marker itself), or for arguments that path
    * refuses or treats specially (an invalid id, count or cursor).
    */
   async v2BlockPage(id: BlockId, after: AccountCursor | null, count: number): Promise<V2BlockPage | null> {
@@ -637,7 +643,14 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
     )
     if (text.length === 0) return null
     const f = splitFields(text.endsWith("\n") ? text.slice(0, -1) : text, 5)
-    if (!(await this.isMcDone(Number(f[0])))) return null
+    // A block the marker's bitmap does not show done (finished since its range was loaded, or not finished) is asked
+    // of the marker: the other path would find no `tx_pages` rows for it (a single node's consumer writes none for a
+    // block with a row) and answer from the row tables.
+    const mc = Number(f[0])
+    if (!(await this.isMcDone(mc))) {
+      if (!(await this.mcBlockDone(mc))) return null
+      this.rememberMcDone(mc)
+    }
     const page = cutV2Page(f[3]!, f[4]!, after, count)
     return {
       id: {

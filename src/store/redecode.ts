@@ -1,7 +1,8 @@
 /**
  * Brings a store's decoded columns to this build's body decoder (src/ton/bodies/version.ts): `messages.decoded_opcode`
  * of opcodes whose name changed, `message_contents.decoded` of bodies whose decoding changed, and the pre-rendered
- * pieces (`tx_pages`) of every masterchain block that shows either, then records the version in `body_decoder_runs`
+ * pages (`tx_pages`, and on a single node the key-value rows `v3_pages` and `v2_pages`, rendered again straight from
+ * the row tables: ./backfillPages.ts) of every masterchain block that shows either, then records the version in `body_decoder_runs`
  * (sql/0112). Invariants: a stale value is never left behind a recorded version, because pieces are dropped before
  * the values they were rendered from are corrected and the version is written last; it is safe beside a running
  * consumer (new rows already hold this decoder's values, only rows that differ are touched) and resumable (the
@@ -12,9 +13,9 @@ import { localName } from "../clickhouse/cluster.js"
 import { decodeBodyBoc, opcodeName } from "../ton/bodies/decode.js"
 import { BODY_DECODER_VERSION } from "../ton/bodies/version.js"
 import { goJsonStringify } from "../ton/v3.js"
-import { backfillTxPages } from "./backfillPages.js"
-import { backfillV3Pages, deleteV3Pages } from "./backfillV3Pages.js"
-import { backfillV2Pages, deleteV2Pages } from "./backfillV2Pages.js"
+import { backfillTxPages, lowerRenderProgress } from "./backfillPages.js"
+import { deleteV3Pages } from "./backfillV3Pages.js"
+import { deleteV2Pages } from "./backfillV2Pages.js"
 import { str, strArray, uint32Array } from "./sql.js"
 
 export interface RedecodeOptions {
@@ -134,9 +135,11 @@ export const redecodeBodies = async (
       await rows<{ s: number }>(client, `SELECT DISTINCT mc_block_seqno AS s FROM messages WHERE ${where}`)
     ).map((r) => Number(r.s))
     if (blocks.length === 0) return
-    // their key-value page rows first (sql/0131, sql/0132; none on a cluster): a row is never left beside re-rendered
-    // pieces
+    // On a single node: the render walk's progress lowered below them first (an interruption before they are
+    // rendered again leaves them findable: they then have no pages at all), then their key-value page rows (sql/0131,
+    // sql/0132; none on a cluster), so a row is never left beside re-rendered pieces.
     if (options.cluster === undefined) {
+      await lowerRenderProgress(client, Math.min(...blocks))
       await deleteV3Pages(client, blocks)
       await deleteV2Pages(client, blocks)
     }
@@ -285,16 +288,14 @@ export const redecodeBodies = async (
   }
   await flush()
   // Small insert batches: a whole store of dropped pages may be rendered here (the default batch is 20,000 rows).
-  const rendered = await backfillTxPages(client, { batchTxs: 2_000 })
+  // On a single node the dropped blocks are rendered straight into their key-value rows (and `tx_pages` only where
+  // those cannot serve a block), then any done block left without pages is found past the walk's progress; on a
+  // cluster into `tx_pages`, every done block without pieces.
+  const rendered =
+    options.cluster === undefined
+      ? await backfillTxPages(client, { batchTxs: 2_000, pageKv: true, seqnos: [...dropped] })
+      : await backfillTxPages(client, { batchTxs: 2_000 })
   if (rendered.length > 0) say(`redecode: pages rendered again for ${rendered.length} masterchain blocks (${cpu()})`)
-  if (options.cluster === undefined && dropped.size > 0) {
-    const rows = await backfillV3Pages(client, { seqnos: [...dropped, ...rendered] })
-    say(`redecode: ${rows} key-value v3 page rows written (${cpu()})`)
-  }
-  if (options.cluster === undefined && dropped.size > 0) {
-    const rows = await backfillV2Pages(client, { seqnos: [...dropped, ...rendered] })
-    say(`redecode: ${rows} key-value v2 page rows written (${cpu()})`)
-  }
   await record(client, version, "done", { cursor, bodies, changed })
   say(
     bodies === 0 && staleOps.size === 0

@@ -4,7 +4,9 @@
  * (as an older decoder would have left them), and the re-decode must bring back exactly what a fresh ingest holds:
  * the same decoded columns and opcode names, and API answers equal byte for byte. A run stopped after its first
  * batch leaves every block answering either its old bytes or the fresh ones (a block without pages answers from the
- * rows, freshly), and the next run resumes at its cursor.
+ * rows, freshly), and the next run resumes at its cursor. Both store shapes a single node holds: written by its
+ * consumer (pages in the key-value rows, `tx_pages` only for blocks they cannot serve) and written before that (every
+ * transaction's piece in `tx_pages` too); the re-render writes the key-value rows straight from the row tables.
  */
 import type { FastifyInstance } from "fastify"
 import { Effect, Layer } from "effect"
@@ -13,7 +15,6 @@ import { buildApp, type ApiAppConfig } from "../../src/api/app.js"
 import { ClickHouse } from "../../src/clickhouse/ClickHouse.js"
 import { Migrations } from "../../src/clickhouse/migrations.js"
 import { flattenBundles, INSERT_ORDER } from "../../src/flatten/index.js"
-import { blocksWithoutPages } from "../../src/store/backfillPages.js"
 import { BodyRedecode } from "../../src/store/BodyRedecode.js"
 import { redecodeBodies, storedDecoderVersion } from "../../src/store/redecode.js"
 import { ClickHouseTxStore } from "../../src/store/Store.js"
@@ -87,6 +88,24 @@ const makeStale = async ({ bodiesOnly = false } = {}) => {
 }
 
 const v3Rows = async (): Promise<string> => text("SELECT * FROM v3_pages ORDER BY mc_block_seqno")
+
+/** Done masterchain blocks with transactions and no pages at all (no `v3_pages` row, no `tx_pages` rows). */
+const blocksWithoutPages = async (): Promise<Array<number>> =>
+  (
+    await text(
+      `SELECT mc_seqno FROM mc_blocks_done WHERE tx_count > 0
+         AND mc_seqno NOT IN (SELECT mc_block_seqno FROM v3_pages)
+         AND mc_seqno NOT IN (SELECT mc_block_seqno FROM tx_pages)
+       ORDER BY mc_seqno`
+    )
+  )
+    .split("\n")
+    .filter((l) => l !== "")
+    .map(Number)
+
+/** `tx_pages` rows per masterchain block, as text. */
+const txPageCounts = async (): Promise<string> =>
+  text("SELECT mc_block_seqno, count() FROM tx_pages FINAL GROUP BY mc_block_seqno ORDER BY mc_block_seqno")
 let freshV3Rows: string
 
 const staleNames = async () => {
@@ -104,30 +123,36 @@ let fresh: Map<string, string>
 let batchBytes = 0
 let freshColumns: string
 
-beforeAll(async () => {
-  ch = await testClickHouse("redecode")
-  // Written as the consumer writes: every table, pages included, by this build's decoder.
-  const batch = flattenBundles(bundles)
-  for (const table of INSERT_ORDER) {
-    if (batch[table].length === 0) continue
-    await ch.client.insert<object>({ table, values: batch[table], format: "JSONEachRow" })
-  }
-  app = buildApp({ store: new ClickHouseTxStore(ch.client), config, clock })
-  batchBytes = Math.ceil(Number(await text("SELECT sum(length(boc)) FROM message_contents")) / 4)
-  fresh = await answers()
-  freshColumns = await columns()
-  freshV3Rows = await v3Rows()
-}, 120_000)
-
-afterAll(async () => {
-  await app?.close()
-  await ch?.close()
-})
-
 const differing = (got: Map<string, string>) =>
   [...got].filter(([url, body]) => fresh.get(url) !== body).map(([u]) => u)
 
-describe("re-decode to this build's body decoder", () => {
+describe.each([
+  { shape: "written by a single node's consumer (pages in the key-value rows)", pageKv: true },
+  { shape: "written before (every transaction's piece in tx_pages too)", pageKv: false }
+])("re-decode to this build's body decoder, a store $shape", ({ pageKv }) => {
+  let freshTxPages: string
+
+  beforeAll(async () => {
+    ch = await testClickHouse(pageKv ? "redecode_kv" : "redecode")
+    // Written as the consumer writes: every table, pages included, by this build's decoder.
+    const batch = flattenBundles(bundles, { pageKv })
+    for (const table of INSERT_ORDER) {
+      if (batch[table].length === 0) continue
+      await ch.client.insert<object>({ table, values: batch[table], format: "JSONEachRow" })
+    }
+    app = buildApp({ store: new ClickHouseTxStore(ch.client), config, clock })
+    batchBytes = Math.ceil(Number(await text("SELECT sum(length(boc)) FROM message_contents")) / 4)
+    fresh = await answers()
+    freshColumns = await columns()
+    freshV3Rows = await v3Rows()
+    freshTxPages = await txPageCounts()
+  }, 120_000)
+
+  afterAll(async () => {
+    await app?.close()
+    await ch?.close()
+  })
+
   it("a store without a recorded version gets every stale value corrected and its pages rendered again", async () => {
     expect(await storedDecoderVersion(ch.client)).toBe(0)
     await makeStale()
@@ -145,9 +170,11 @@ describe("re-decode to this build's body decoder", () => {
 
     expect(await columns()).toBe(freshColumns)
     expect(differing(await answers())).toEqual([])
-    expect(await blocksWithoutPages(ch.client)).toEqual([])
-    // the key-value page rows of the re-rendered blocks were deleted and written again from the fresh pieces
+    expect(await blocksWithoutPages()).toEqual([])
+    // the key-value page rows of the re-rendered blocks were deleted and written again, rendered from the rows
     expect(await v3Rows()).toBe(freshV3Rows)
+    // and `tx_pages` holds no piece the key-value rows serve: unchanged in a store written so
+    if (pageKv) expect(await txPageCounts()).toBe(freshTxPages)
     expect(await storedDecoderVersion(ch.client)).toBe(BODY_DECODER_VERSION)
 
     const again = await redecodeBodies(ch.client)
@@ -173,7 +200,7 @@ describe("re-decode to this build's body decoder", () => {
     expect(await storedDecoderVersion(ch.client)).toBe(BODY_DECODER_VERSION)
 
     const during = await answers()
-    const dropped = new Set(await blocksWithoutPages(ch.client))
+    const dropped = new Set(await blocksWithoutPages())
     expect(dropped.size).toBeGreaterThan(0)
     for (const [url, body] of during) expect([fresh.get(url), stale.get(url)], url).toContain(body)
     for (const b of bundles.filter((x) => dropped.has(x.mc_seqno))) {
@@ -197,6 +224,7 @@ describe("re-decode to this build's body decoder", () => {
     expect(await columns()).toBe(freshColumns)
     expect(differing(await answers())).toEqual([])
     expect(await v3Rows()).toBe(freshV3Rows)
+    if (pageKv) expect(await txPageCounts()).toBe(freshTxPages)
     expect(await storedDecoderVersion(ch.client)).toBe(next)
   })
   it("the start-up step (BodyRedecode) runs on the service's client and leaves a store of a newer decoder as is", async () => {
