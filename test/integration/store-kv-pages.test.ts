@@ -76,8 +76,16 @@ const urlsOf = (b: MasterchainBundle): Array<string> => {
   const out: Array<string> = []
   const n = b.transactions.length
   for (const sort of ["desc", "asc"]) {
-    for (const [limit, offset] of [[1000, 0], [1, 0], [3, 1], [2, Math.max(0, n - 1)], [5, n + 3]]) {
-      out.push(`/api/v3/transactionsByMasterchainBlock?seqno=${b.mc_seqno}&limit=${limit}&offset=${offset}&sort=${sort}`)
+    for (const [limit, offset] of [
+      [1000, 0],
+      [1, 0],
+      [3, 1],
+      [2, Math.max(0, n - 1)],
+      [5, n + 3]
+    ]) {
+      out.push(
+        `/api/v3/transactionsByMasterchainBlock?seqno=${b.mc_seqno}&limit=${limit}&offset=${offset}&sort=${sort}`
+      )
     }
     out.push(`/api/v3/masterchainBlockShardState?seqno=${b.mc_seqno}&limit=1000&sort=${sort}`)
   }
@@ -125,7 +133,9 @@ describe("a store whose pages live in the key-value rows", () => {
     const odd = misfit.transactions.find((t) => t.account.startsWith("-1:") && t.block.workchain === 0)!
     const oddBlock = v2PageKey(odd.block.workchain, odd.block.shard, odd.block.seqno)
     expect(rows.v2_pages.map((r) => r.block)).not.toContain(oddBlock)
-    const inOdd = misfit.transactions.filter((t) => t.block.seqno === odd.block.seqno && t.block.shard === odd.block.shard)
+    const inOdd = misfit.transactions.filter(
+      (t) => t.block.seqno === odd.block.seqno && t.block.shard === odd.block.shard
+    )
     expect(rows.tx_pages.map((p) => p.lt).sort()).toEqual(inOdd.map((t) => t.lt).sort())
     expect(await text("SELECT mc_block_seqno, count() FROM tx_pages GROUP BY ALL")).toBe(`${MISFIT}\t${inOdd.length}\n`)
     // every masterchain block has its v3 row, every other block its v2 row
@@ -177,9 +187,11 @@ describe("a store whose pages live in the key-value rows", () => {
       query: `DELETE FROM tx_pages WHERE mc_block_seqno IN (${dropped.join(",")})`,
       clickhouse_settings: { lightweight_deletes_sync: "2" }
     })
-    for (const b of bundles.filter((x) => dropped.includes(x.mc_seqno))) for (const url of urlsOf(b)) await same(url, false)
+    for (const b of bundles.filter((x) => dropped.includes(x.mc_seqno)))
+      for (const url of urlsOf(b)) await same(url, false)
     expect(await backfillTxPages(thin.client, { pageKv: true, batchBlocks: 3 })).toEqual(dropped)
     expect(await dump()).toEqual(before)
-    for (const b of bundles.filter((x) => dropped.includes(x.mc_seqno))) for (const url of urlsOf(b)) await same(url, false)
+    for (const b of bundles.filter((x) => dropped.includes(x.mc_seqno)))
+      for (const url of urlsOf(b)) await same(url, false)
   }, 600_000)
 })
