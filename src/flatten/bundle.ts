@@ -38,7 +38,7 @@ export type TableName = keyof TableRows
  * right after `account_states`); then `mc_shard_blocks`, which has a row for every masterchain block
  * (its own block at least), BEFORE any other table keyed by masterchain seqno, so that any row of a masterchain block
  * implies its `mc_shard_blocks` rows (deleteIncomplete finds unfinished blocks there alone); `v3_pages` (the
- * key-value copy of the block's `tx_pages` rows, sql/0131) right after them; `v2_pages` (a key-value table keyed by
+ * block's v3 page in one key-value row, made from the same pieces as `tx_pages`, sql/0131) right after them; `v2_pages` (a key-value table keyed by
  * block, not by masterchain seqno, sql/0132) after `blocks`, so every row of it has its block's `blocks` row, through
  * which deleteIncomplete finds it; the completion marker strictly last.
  */
