@@ -1,7 +1,8 @@
 // The consumer's row path alone, per table: the bundles of the ingest benchmark's chain (decoded once by the
 // producer's decoder, trace ids assigned as the sink assigns them), flattened, encoded and inserted into a fresh
 // embedded ClickHouse batch by batch as the sink does, each table's build, encode and insert CPU measured apart
-// (build and encode on this thread; insert as the process's CPU while the engine inserts). Rounds alternate between
+// (build and encode on this thread; insert as the process's CPU while the engine inserts), the rows as a single node's
+// sink makes them (`pageKv`: `tx_pages` only for blocks the key-value page rows cannot serve). Rounds alternate between
 // the insert settings given with --settings-b (if any) and none, each round into a new database.
 // Usage: npx tsx bench/consumerTables.ts [--mc 60] [--tx 30] [--seed 42] [--rounds 4] [--batches 4]
 // [--settings-b name=value,...]. Numbers are printed, never asserted.
@@ -94,7 +95,9 @@ for (let round = 0; round < Number(args.rounds); round++) {
           },
           lap: (part) => lap(part, "build"),
           after: () => undefined
-        }
+        },
+        // as a single node's sink writes them: tx_pages only for blocks the key-value page rows cannot serve
+        { pageKv: true }
       )
       if (encoding !== undefined) lap(encoding, "encode")
       for (const table of INSERT_ORDER) {

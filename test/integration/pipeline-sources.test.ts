@@ -181,7 +181,15 @@ describe("pipeline: the toncenter and liteserver sources store and serve the sam
     const [a, b] = [await dumpTables(viaToncenter.client), await dumpTables(viaLiteserver.client)]
     expect([...b.keys()]).toEqual([...a.keys()])
     // pages in the key-value rows (a single node's consumer writes tx_pages only for blocks those cannot serve)
-    for (const table of ["blocks", "transactions", "messages", "mc_blocks_done", "v3_pages", "v2_pages", "analytics_tx_mc"]) {
+    for (const table of [
+      "blocks",
+      "transactions",
+      "messages",
+      "mc_blocks_done",
+      "v3_pages",
+      "v2_pages",
+      "analytics_tx_mc"
+    ]) {
       expect(a.get(table)?.rows ?? 0, table).toBeGreaterThan(0)
     }
     for (const [table, dump] of a) {
