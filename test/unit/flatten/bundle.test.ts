@@ -108,4 +108,37 @@ describe("flattenBundle", () => {
   it("flattens the real mainnet sample into the committed rows", () => {
     golden("real-bundle.rows", flattenBundle(realBundle()))
   })
+
+  it("with the key-value page rows on, keeps in tx_pages only the pieces of blocks without a v2 row, whole", () => {
+    for (const b of [realBundle(), syntheticBundle(100)]) {
+      const all = flattenBundle(b)
+      const kv = flattenBundle(b, undefined, { pageKv: true })
+      // every block fits its v2 row: no piece kept; every other table's rows unchanged
+      expect(kv.tx_pages).toEqual([])
+      expect({ ...kv, tx_pages: all.tx_pages }).toEqual(all)
+    }
+    // a transaction naming an account of another workchain: its block gets no v2 row, and all of its pieces stay
+    const b = syntheticBundle(101)
+    const i = b.transactions.findIndex((t) => t.block.workchain === 0)
+    const odd = b.transactions[i]!
+    const moved = { ...odd, account: `-1:${odd.account.slice(odd.account.indexOf(":") + 1)}` }
+    const kv = flattenBundle({ ...b, transactions: b.transactions.map((t, k) => (k === i ? moved : t)) }, undefined, {
+      pageKv: true
+    })
+    const sameBlock = (t: { block: { workchain: number; shard: string; seqno: number } }) =>
+      t.block.workchain === odd.block.workchain &&
+      t.block.shard === odd.block.shard &&
+      t.block.seqno === odd.block.seqno
+    expect(kv.tx_pages.map((p) => p.lt).sort()).toEqual(
+      b.transactions
+        .filter(sameBlock)
+        .map((t) => t.lt)
+        .sort()
+    )
+    expect(kv.tx_pages.length).toBeGreaterThan(0)
+    expect(kv.v2_pages.length).toBe(kv.blocks.length - 1)
+    expect(kv.v3_pages[0]!.lines.length).toBe(b.transactions.length)
+    // flattenBundles passes the option on
+    expect(flattenBundles([b], { pageKv: true }).tx_pages).toEqual([])
+  })
 })
