@@ -5,7 +5,9 @@
  * Invariants: a row is only ever written whole (an upsert by block key, so repeating a fill changes nothing); a block
  * whose masterchain block's pieces are missing (dropped for a re-render) gets no row, so the read path answers it from
  * `tx_pages` as before; whoever drops or re-renders pieces deletes the blocks' rows first (`deleteV2Pages`) and fills
- * them again after (`backfillV2Pages` with `seqnos`), so a stale row is never served. Not used on a cluster (the
+ * them again after (on a single node the page render writes them straight from the row tables, ./backfillPages.ts),
+ * so a stale row is never served. Since sql/0137 a single node keeps `tx_pages` rows only for blocks without a v2 row,
+ * so this fill matters for stores written before 0132 (which hold every piece). Not used on a cluster (the
  * table is per node there).
  */
 import type { ClickHouseClient } from "@clickhouse/client"

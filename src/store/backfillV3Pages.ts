@@ -5,7 +5,9 @@
  * Invariants: a row is only ever written whole (an upsert by key, so repeating a fill changes nothing); a done block
  * whose pieces are missing (not rendered yet, or dropped for a re-render) gets no row, so the read path answers it
  * from `tx_pages` or the row tables as before; whoever drops or renders again a block's pieces deletes its row first
- * (`deleteV3Pages`) and fills it again after (`backfillV3Pages` with `seqnos`), so a stale row is never served. Not
+ * (`deleteV3Pages`) and writes it again after (on a single node the page render writes it straight from the row
+ * tables, ./backfillPages.ts), so a stale row is never served. Since sql/0137 a single node keeps `tx_pages` rows only
+ * for blocks without a v2 row, so this fill matters for stores written before 0131 (which hold every piece). Not
  * used on a cluster (the table is per node there).
  */
 import type { ClickHouseClient } from "@clickhouse/client"
