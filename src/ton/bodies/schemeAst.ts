@@ -14,32 +14,32 @@ import * as nodes from "@ton-community/tlb-parser/dist/ast/nodes.js"
 export type PlainNode = { readonly $: string; readonly [field: string]: PlainValue }
 export type PlainValue = string | number | boolean | null | PlainNode | ReadonlyArray<PlainValue>
 
-/** The parser's concrete node classes by name (abstract bases are never instantiated). */
-const CLASSES: ReadonlyMap<string, { prototype: object }> = new Map(
-  (
-    [
-      nodes.Program,
-      nodes.Declaration,
-      nodes.Constructor,
-      nodes.FieldBuiltinDef,
-      nodes.FieldCurlyExprDef,
-      nodes.FieldAnonymousDef,
-      nodes.FieldNamedDef,
-      nodes.FieldExprDef,
-      nodes.Combinator,
-      nodes.CondExpr,
-      nodes.CompareExpr,
-      nodes.CellRefExpr,
-      nodes.BuiltinOneArgExpr,
-      nodes.BuiltinZeroArgs,
-      nodes.CombinatorExpr,
-      nodes.MathExpr,
-      nodes.NegateExpr,
-      nodes.NameExpr,
-      nodes.NumberExpr
-    ] as ReadonlyArray<{ name: string; prototype: object }>
-  ).map((c) => [c.name, c])
-)
+/**
+ * The parser's concrete node classes by name (abstract bases are never instantiated). Named here, not by the classes'
+ * own `name`: a bundler may rename a class (the decode workers run a bundle when started from the sources).
+ */
+const CLASSES: ReadonlyMap<string, { prototype: object }> = new Map<string, { prototype: object }>([
+  ["Program", nodes.Program],
+  ["Declaration", nodes.Declaration],
+  ["Constructor", nodes.Constructor],
+  ["FieldBuiltinDef", nodes.FieldBuiltinDef],
+  ["FieldCurlyExprDef", nodes.FieldCurlyExprDef],
+  ["FieldAnonymousDef", nodes.FieldAnonymousDef],
+  ["FieldNamedDef", nodes.FieldNamedDef],
+  ["FieldExprDef", nodes.FieldExprDef],
+  ["Combinator", nodes.Combinator],
+  ["CondExpr", nodes.CondExpr],
+  ["CompareExpr", nodes.CompareExpr],
+  ["CellRefExpr", nodes.CellRefExpr],
+  ["BuiltinOneArgExpr", nodes.BuiltinOneArgExpr],
+  ["BuiltinZeroArgs", nodes.BuiltinZeroArgs],
+  ["CombinatorExpr", nodes.CombinatorExpr],
+  ["MathExpr", nodes.MathExpr],
+  ["NegateExpr", nodes.NegateExpr],
+  ["NameExpr", nodes.NameExpr],
+  ["NumberExpr", nodes.NumberExpr]
+])
+const NAMES: ReadonlyMap<object, string> = new Map([...CLASSES].map(([name, cls]) => [cls.prototype, name]))
 
 /** Fields that link back up or point into the source text: rebuilt (parent) or dropped (locations). */
 const SKIPPED = new Set(["parent", "locations"])
@@ -50,10 +50,8 @@ export const toPlain = (value: unknown): PlainValue => {
   }
   if (Array.isArray(value)) return value.map(toPlain)
   if (typeof value === "object") {
-    const name = (value as object).constructor.name
-    if (CLASSES.get(name)?.prototype !== Object.getPrototypeOf(value)) {
-      throw new Error(`scheme tree: a node of unknown class ${name}`)
-    }
+    const name = NAMES.get(Object.getPrototypeOf(value) as object)
+    if (name === undefined) throw new Error(`scheme tree: a node of unknown class ${(value as object).constructor.name}`)
     const out: Record<string, PlainValue> = { $: name }
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) if (!SKIPPED.has(k)) out[k] = toPlain(v)
     return out as PlainNode
