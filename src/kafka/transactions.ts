@@ -77,15 +77,43 @@ export const draftTransactions = (bundle: MasterchainBundle): Array<TransactionD
 }
 
 export interface HistoryLimits {
-  /** Out-message hash -> trace id entries kept (least recently used go first). */
-  readonly traces?: number
-  /** Account states kept by hash. */
-  readonly states?: number
+  /** Heap the out-message hash -> trace id entries may take (least recently used go first); default 32 MiB. */
+  readonly traceBytes?: number
+  /** Heap the account states kept by hash may take (least recently used go first); default 32 MiB. */
+  readonly stateBytes?: number
 }
 
 /**
+ * Heap one out-message hash -> trace id entry takes: two base64 hashes and the map's slot (166 bytes measured with
+ * 200,000 entries; the consumer's trace cache, the same kind of entry, measured 187 with its Map at 500,000).
+ */
+export const TRACE_ENTRY_BYTES = 190
+export const PUBLISH_HISTORY_TRACE_BYTES = 32 * 1024 * 1024
+export const PUBLISH_HISTORY_STATE_BYTES = 32 * 1024 * 1024
+
+/** A string's heap: a 16-byte header and one byte per character (ours are ASCII), in 8-byte steps. */
+const stringBytes = (s: string | null): number => (s === null ? 0 : 16 + ((s.length + 7) & ~7))
+
+/**
+ * Heap an account state takes in the history: its strings, the object and the map's slot (150 bytes besides the
+ * strings; 461 bytes in all measured for a typical active account with code and data, the hash shared with its key).
+ */
+export const accountStateBytes = (s: AccountStateRecord): number =>
+  150 +
+  stringBytes(s.hash) +
+  stringBytes(s.account) +
+  stringBytes(s.balance) +
+  stringBytes(s.frozen_hash) +
+  stringBytes(s.data_hash) +
+  stringBytes(s.code_hash) +
+  (s.extra_currencies === null ? 0 : 2 * JSON.stringify(s.extra_currencies).length)
+
+/**
  * What the publish step remembers of the bundles it published: trace ids by the hash of the internal messages they
- * sent, and account states by hash. Fed in masterchain order; bounded, like the consumer's trace cache.
+ * sent, and account states by hash. Fed in masterchain order; bounded by bytes, like the consumer's trace cache: at
+ * the defaults about 176,000 out-messages and 70,000 account states (unbounded in entries, a million-transaction
+ * backfill held ~175 MB here). A sender older than what is kept starts a new trace and a state older than that is
+ * published hash-only, as after a restart, which re-reads only `historyBlocks` masterchain blocks.
  */
 export class PublishHistory {
   readonly traces: Lru<HashB64, HashB64>
@@ -95,8 +123,12 @@ export class PublishHistory {
   warm = false
 
   constructor(limits: HistoryLimits = {}) {
-    this.traces = new Lru(limits.traces ?? 500_000)
-    this.states = new Lru(limits.states ?? 200_000)
+    const traceBytes = limits.traceBytes ?? PUBLISH_HISTORY_TRACE_BYTES
+    this.traces = new Lru(Math.max(1, Math.floor(traceBytes / TRACE_ENTRY_BYTES)))
+    this.states = new Lru(Number.MAX_SAFE_INTEGER, {
+      maxWeight: limits.stateBytes ?? PUBLISH_HISTORY_STATE_BYTES,
+      weigh: accountStateBytes
+    })
   }
 
   /**

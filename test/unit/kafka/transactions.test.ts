@@ -6,11 +6,13 @@ import { describe, expect, it } from "vitest"
 import { goJson } from "../../../src/api/json.js"
 import { encodeBundle } from "../../../src/kafka/codec.js"
 import {
+  accountStateBytes,
   blockName,
   completeBundle,
   fillBundleTraceIds,
   PublishHistory,
-  storedStates
+  storedStates,
+  TRACE_ENTRY_BYTES
 } from "../../../src/kafka/transactions.js"
 import { assembleBundle, pipelineDecode, prepare } from "../../../src/producer/assemble.js"
 import type { RawMasterchainBundle } from "../../../src/source/Upstream.js"
@@ -110,5 +112,46 @@ describe("transactions topic records", () => {
     expect(fillBundleTraceIds(value, ["a", "b"]).toString()).toBe('{"transactions":[{"trace_id":"a"},{"trace_id":"b"}]}')
     expect(() => fillBundleTraceIds(value, ["a"])).toThrow()
     expect(() => fillBundleTraceIds(value, ["a", "b", "c"])).toThrow()
+  })
+})
+
+describe("publish history memory", () => {
+  const hash = (i: number, salt: string) => Buffer.from(`${salt}${i}`.padEnd(32, "#")).toString("base64")
+  const state = (i: number): AccountStateRecord => ({
+    hash: hash(i, "state"),
+    account: `0:${i.toString(16).padStart(64, "0").toUpperCase()}`,
+    balance: String(1_000_000_000 + i),
+    extra_currencies: null,
+    account_status: "active",
+    frozen_hash: null,
+    data_hash: hash(i, "data"),
+    code_hash: hash(i, "code")
+  })
+
+  it("keeps the account states under its byte budget, the most recent ones", () => {
+    const history = new PublishHistory({ stateBytes: 1024 * 1024 })
+    for (let i = 0; i < 20_000; i++) history.states.set(state(i).hash, state(i))
+    expect(history.states.weight).toBeLessThanOrEqual(1024 * 1024)
+    // A typical state weighs ~460 bytes (as measured on the heap): ~2,200 fit in 1 MiB, the oldest are gone.
+    expect(history.states.size).toBeGreaterThan(2_000)
+    expect(history.states.size).toBeLessThan(2_500)
+    expect(history.states.get(hash(19_999, "state"))).toEqual(state(19_999))
+    expect(history.states.get(hash(0, "state"))).toBeUndefined()
+  })
+
+  it("keeps the out-message trace ids under its byte budget", () => {
+    const history = new PublishHistory({ traceBytes: 1024 * 1024 })
+    for (let i = 0; i < 20_000; i++) history.traces.set(hash(i, "msg"), hash(i, "trace"))
+    expect(history.traces.size).toBe(Math.floor((1024 * 1024) / TRACE_ENTRY_BYTES))
+    expect(history.traces.get(hash(19_999, "msg"))).toBe(hash(19_999, "trace"))
+    expect(history.traces.get(hash(0, "msg"))).toBeUndefined()
+  })
+
+  it("weighs an account state by its strings: larger states weigh more", () => {
+    const typical = accountStateBytes(state(1))
+    expect(typical).toBeGreaterThan(400)
+    expect(typical).toBeLessThan(520)
+    expect(accountStateBytes({ ...state(1), extra_currencies: { "1": "1000000" } })).toBeGreaterThan(typical)
+    expect(accountStateBytes({ ...state(1), data_hash: null, code_hash: null })).toBeLessThan(typical)
   })
 })
