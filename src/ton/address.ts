@@ -32,7 +32,17 @@ export interface FriendlyOptions {
   readonly urlSafe?: boolean
 }
 
+/**
+ * Heap the friendly-form memo may take, and the entries that makes: a ~72-character key, a 48-character value and
+ * the map's slot come to ~200 bytes. Emptied when full (the forms are cheap to make again); one memo per thread. At
+ * 100,000 entries it held ~20 MB in each thread that renders addresses (the consumer's page rows among them).
+ */
+export const FRIENDLY_CACHE_BYTES = 4 * 1024 * 1024
+export const FRIENDLY_CACHE_ENTRIES = Math.floor(FRIENDLY_CACHE_BYTES / 200)
 const friendlyCache = new Map<string, string>()
+
+/** Entries in this thread's friendly-form memo (never more than FRIENDLY_CACHE_ENTRIES). */
+export const friendlyCacheSize = (): number => friendlyCache.size
 
 /** User-friendly form; memoized because blocks repeat the same few addresses many times. */
 export const toFriendly = (raw: RawAddress, opts: FriendlyOptions): string => {
@@ -44,7 +54,7 @@ export const toFriendly = (raw: RawAddress, opts: FriendlyOptions): string => {
     testOnly: opts.testnet,
     urlSafe: opts.urlSafe !== false
   })
-  if (friendlyCache.size > 100_000) friendlyCache.clear()
+  if (friendlyCache.size >= FRIENDLY_CACHE_ENTRIES) friendlyCache.clear()
   friendlyCache.set(key, value)
   return value
 }
