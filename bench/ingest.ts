@@ -10,13 +10,15 @@
 // [--codec none|gzip|lz4|zstd] (KAFKA_COMPRESSION of the producer; default the project's) [--runtime node|tsx]
 // (node: the compiled runnables, as `npm run producer` starts them, built first when stale; tsx: the sources)
 // [--cpu-prof DIR] (V8 CPU profiles of the producer and consumer processes, written to DIR when they exit).
+// [--mem-log FILE] (every 10 s, one tab-separated line per pipeline process: seconds since the clock, transactions
+// stored, RSS, V8 heap used / total, external and array buffers from its metrics: what grows over a long run).
 // (--store implies --solo false.) [--source toncenter|liteserver] (the producer's upstream; default toncenter, rate
 // limits off either way: TONCENTER_RPS=10000, LITESERVER_RPS=0).
 // --gen-dir serves a chain written by `npm run generate` instead (e.g. the million-transaction one); --store keeps the
 // consumer's ClickHouse data directory there (reused as is when it already holds the whole chain), which is how the
 // API benchmark gets its million-transaction store. Numbers are printed, never asserted.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { parseCli } from "../src/infra/cli.js"
@@ -36,7 +38,8 @@ import { pipelineDecode } from "../src/producer/assemble.js"
 import { installFastCellHash } from "../src/ton/fastHash.js"
 
 const USAGE = `Usage: npm run bench:ingest -- [--mc 60] [--tx 30] [--seed 42] | [--gen-dir DIR] [--store DIR] [--solo false]
-  [--codec none|gzip|lz4|zstd] [--runtime node|tsx] [--cpu-prof DIR] [--batch-rows 50000] [--source toncenter|liteserver]
+  [--codec none|gzip|lz4|zstd] [--runtime node|tsx] [--cpu-prof DIR] [--batch-rows 50000] [--mem-log FILE]
+  [--source toncenter|liteserver]
   End-to-end ingest over a generated chain; numbers are printed, never asserted (see the file's header).`
 const args = parseCli({
   mc: { type: "string", default: "60" },
@@ -49,6 +52,7 @@ const args = parseCli({
   codec: { type: "string" },
   runtime: { type: "string", default: "node" },
   "cpu-prof": { type: "string" },
+  "mem-log": { type: "string" },
   source: { type: "string", default: "toncenter" }
 }, USAGE)
 if (args.source !== "toncenter" && args.source !== "liteserver") {
@@ -81,6 +85,19 @@ const noteNode = (name: string, m: Map<string, number>) => {
   const heap = m.get("ton_exporter_nodejs_heap_size_total_bytes")
   const external = m.get("ton_exporter_nodejs_external_memory_bytes")
   if (heap !== undefined && external !== undefined) peakNode.set(name, Math.max(peakNode.get(name) ?? 0, heap + external))
+}
+/** One line per pipeline process of --mem-log: RSS now (VmRSS) and Node's memory from the process's own metrics. */
+const memLogLine = (name: string, pid: number | undefined, m: Map<string, number>, t: number, stored: number): string => {
+  let rss = NaN
+  try {
+    const r = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))
+    if (r) rss = Number(r[1]) * 1024
+  } catch {
+    // gone
+  }
+  const v = (k: string) => ((m.get(`ton_exporter_nodejs_${k}`) ?? NaN) / 1048576).toFixed(1)
+  return [t.toFixed(0), name, stored, (rss / 1048576).toFixed(1), v("heap_size_used_bytes"), v("heap_size_total_bytes"),
+    v("external_memory_bytes")].join("\t") + "\n"
 }
 /** CPU seconds (user + system) each process used, last sample before it exited. */
 const cpuSeconds = new Map<string, number>()
@@ -383,6 +400,9 @@ const main = async () => {
     producer.once("exit", () => (producerDone = Date.now()))
     let consumerMetrics = new Map<string, number>()
     let lastReport = Date.now()
+    let lastMemLog = 0
+    const memLog = args["mem-log"]
+    if (memLog !== undefined) writeFileSync(memLog, "s\tprocess\tstored_tx\trss_mb\theap_used_mb\theap_total_mb\texternal_mb\n")
     const txsUpTo = cumulativeTxs(chain)
     while (true) {
       const p = await scrape(producerPort)
@@ -394,6 +414,12 @@ const main = async () => {
       noteNode("consumer", c)
       const stored = consumerMetrics.get("ton_consumer_last_mc_seqno") ?? -1
       if (firstStored === undefined && stored >= chain.first) firstStored = Date.now()
+      if (memLog !== undefined && Date.now() - lastMemLog >= 10_000) {
+        lastMemLog = Date.now()
+        const t = (lastMemLog - start) / 1000
+        const done = stored >= chain.first ? txsUpTo(stored) : 0
+        appendFileSync(memLog, memLogLine("producer", producer.pid, p, t, done) + memLogLine("consumer", consumer.pid, c, t, done))
+      }
       if (stored >= chain.last) break
       if (Date.now() - lastReport >= 10_000) {
         // Progress on long runs: stored position, rate so far and the time left at that rate.
