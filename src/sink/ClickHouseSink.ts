@@ -104,6 +104,8 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
     const metrics = yield* Metrics
     const lookback = options.traceLookback ?? 10_000
     const cache = new Lru<HashB64, HashB64>(options.traceCacheSize ?? TRACE_CACHE_ENTRIES)
+    /** Each table's encoded bytes in the last batch that had rows for it: the next batch's first buffer size. */
+    const lastBodyBytes = new Map<TableName, number>()
     const stored = yield* SubscriptionRef.make<StoredProgress>({ top: -1, transactions: 0, alreadyDone: 0 })
     const publish = (r: WriteResult) =>
       SubscriptionRef.update(stored, (p) => ({
@@ -152,7 +154,10 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
      * goes to the flatten and encode stages and, per table, to the build and encode steps.
      */
     const encodeRows = (bundles: ReadonlyArray<MasterchainBundle>) => {
-      const encoders = new Map<TableName, RowEncoder>(INSERT_ORDER.map((t) => [t, encoderFor(t)]))
+      // Each table's buffer starts at its last body's size and an eighth: a steady run copies nothing as it grows.
+      const encoders = new Map<TableName, RowEncoder>(
+        INSERT_ORDER.map((t) => [t, encoderFor(t, Math.ceil((lastBodyBytes.get(t) ?? 0) * 1.125))])
+      )
       const start = threadCpuSeconds()
       let flatten = 0
       let mark = 0
@@ -226,6 +231,7 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
             yield* owning(table === "mc_blocks_done" ? "the completion markers" : `the ${table} rows`)
           }
           const { columns, body, rows } = encoder.finish()
+          lastBodyBytes.set(table, body.length)
           const endTimer = metrics.consumerInsertSeconds.startTimer({ table })
           const cpuBefore = processCpuSeconds()
           const insert = Effect.tryPromise({

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest"
 import { flattenBundles, INSERT_ORDER, type TableRows, UnstorableRecordError } from "../../../src/flatten/index.js"
 import { assembleBundle, pipelineDecode } from "../../../src/producer/assemble.js"
-import { CompactRowEncoder, encoderFor, TsvRowEncoder } from "../../../src/sink/encode.js"
+import { CompactRowEncoder, encoderFor, INITIAL_BYTES, TsvRowEncoder } from "../../../src/sink/encode.js"
 import type { MasterchainBundle } from "../../../src/ton/record.js"
 import { mixedChain } from "../../../tools/fake/mixedChain.js"
 import { rawBundle } from "../../support/pipeline/chainUpstream.js"
@@ -132,5 +132,22 @@ describe("sink encoders against the reference encoders", () => {
     const again = ours.finish()
     expect(again.rows).toBe(0)
     expect(again.body.length).toBe(0)
+  })
+
+  it("hold at most half again the bytes they wrote, and none to spare when sized from the last body", () => {
+    const row = { n: 1, s: "z".repeat(1000) }
+    for (const make of [(n?: number) => new TsvRowEncoder("t", n), (n?: number) => new CompactRowEncoder("t", n)]) {
+      const grown = make()
+      for (let i = 0; i < 5_000; i++) {
+        grown.add(row)
+        // What the rows wrote so far, against the room the buffer holds for them.
+        expect(grown.capacity).toBeLessThanOrEqual(Math.max(INITIAL_BYTES, 1.5 * (i + 1) * 1010 + 3 * 1000))
+      }
+      const bytes = grown.finish().body.length
+      const sized = make(Math.ceil(bytes * 1.125))
+      for (let i = 0; i < 5_000; i++) sized.add(row)
+      expect(sized.capacity).toBe(Math.ceil(bytes * 1.125))
+      expect(sized.finish().body.length).toBe(bytes)
+    }
   })
 })
