@@ -65,21 +65,6 @@ interface CodeRow {
   readonly mc: number
 }
 
-/** A row of the v3 page's lookup statement: an account state (kind 0, key = hash) or a code row (kind 1, key = account). */
-interface LookupRow {
-  readonly kind: number
-  readonly key: string
-  readonly known: number
-  readonly account: string
-  readonly balance: string | null
-  readonly extra_currencies: Record<string, string>
-  readonly account_status: AccountStateRecord["account_status"]
-  readonly frozen_hash: string | null
-  readonly data_hash: string | null
-  readonly code_hash: string | null
-  readonly mc: number
-}
-
 /** The `state` of an `account_states_kv` row (sql/0134): the fields of `account_states` as JSON, numbers as text. */
 interface StateKvValue {
   readonly account: string
@@ -89,6 +74,14 @@ interface StateKvValue {
   readonly frozen_hash: string | null
   readonly data_hash: string | null
   readonly code_hash: string | null
+}
+
+/** A row of the v3 page's lookup statement: an account state (kind 0, key = hash) or a code row (kind 1, key = account). */
+interface LookupRow extends StateKvValue {
+  readonly kind: number
+  readonly key: string
+  readonly known: number
+  readonly mc: number
 }
 
 /**
