@@ -76,6 +76,18 @@ interface StateKvValue {
   readonly code_hash: string | null
 }
 
+/** A state's record from its stored fields (a row of `account_states` or `account_states_kv`). */
+const stateRecord = (hash: string, t: StateKvValue): AccountStateRecord => ({
+  hash,
+  account: t.account,
+  balance: t.balance,
+  extra_currencies: t.balance === null ? null : t.extra_currencies,
+  account_status: t.account_status,
+  frozen_hash: t.frozen_hash,
+  data_hash: t.data_hash,
+  code_hash: t.code_hash
+})
+
 /** A row of the v3 page's lookup statement: an account state (kind 0, key = hash) or a code row (kind 1, key = account). */
 interface LookupRow extends StateKvValue {
   readonly kind: number
@@ -489,18 +501,7 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
       if (prev === undefined || r.known > prev.known) best.set(r.key, r)
     }
     const states = new Map<string, AccountStateRecord>()
-    for (const [hash, t] of best) {
-      states.set(hash, {
-        hash,
-        account: t.account,
-        balance: t.balance,
-        extra_currencies: t.balance === null ? null : t.extra_currencies,
-        account_status: t.account_status,
-        frozen_hash: t.frozen_hash,
-        data_hash: t.data_hash,
-        code_hash: t.code_hash
-      })
-    }
+    for (const [hash, t] of best) states.set(hash, stateRecord(hash, t))
     return { txs, states, book: [...book], codeHashes: await this.newestDoneCodes(codeRows) }
   }
 
@@ -541,17 +542,7 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
       } else if (f[1] === STATES_KV_FILLED) {
         filled = true
       } else {
-        const t = JSON.parse(f[3]!) as StateKvValue
-        states.set(f[1]!, {
-          hash: f[1]!,
-          account: t.account,
-          balance: t.balance,
-          extra_currencies: t.balance === null ? null : t.extra_currencies,
-          account_status: t.account_status,
-          frozen_hash: t.frozen_hash,
-          data_hash: t.data_hash,
-          code_hash: t.code_hash
-        })
+        states.set(f[1]!, stateRecord(f[1]!, JSON.parse(f[3]!) as StateKvValue))
       }
     }
     if (!filled) return null
