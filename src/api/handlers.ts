@@ -22,7 +22,7 @@ import {
 } from "./assemble/v3.js"
 import { goJson, pythonJson, sortedRecord } from "./json.js"
 import { v3Tail } from "../store/pages.js"
-import { renderAddressBookOf } from "../ton/v3.js"
+import { renderAddressBookText } from "../ton/v3.js"
 import type { ResponseCache } from "./cache.js"
 
 /**
@@ -178,9 +178,9 @@ const transactionsBody = async (
 ): Promise<{ transactions: unknown[]; address_book: Record<string, unknown> } | JsonText> => {
   const page = await deps.store.pages?.v3PageText(seqno, paging, withAddressBook)
   if (page !== undefined && page !== null) {
-    const book = withAddressBook ? renderAddressBookOf(page.book, page.codeHashes, { testnet: deps.testnet }) : {}
+    const book = withAddressBook ? renderAddressBookText(page.book, page.codeHashes, { testnet: deps.testnet }) : "{}"
     const txs = page.txs.map((t) => t.v3 + v3Tail(t.before, t.after, page.states))
-    return new JsonText(`{"transactions":[${txs.join(",")}],"address_book":${goJson(sortedRecord(Object.entries(book)))}}`)
+    return new JsonText(`{"transactions":[${txs.join(",")}],"address_book":${book}}`)
   }
   const txs = await deps.store.transactionsByMcSeqno(seqno, paging)
   if (txs.length === 0) {

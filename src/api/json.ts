@@ -23,10 +23,11 @@ export const holdsGoEscaped = (text: string): boolean =>
   text.includes("<") || text.includes(">") || text.includes("&") || text.includes("\u2028") || text.includes("\u2029")
 
 // These characters cannot occur in JSON outside string literals, so a global replace only touches strings.
-export const goJson = (value: unknown): string => {
-  const text = JSON.stringify(value)
-  return holdsGoEscaped(text) ? text.replace(/[<>&\u2028\u2029]/g, (c) => goEscapes[c]!) : text
-}
+/** JSON text (JSON.stringify's) with the characters Go escapes escaped as Go does. */
+export const goEscaped = (text: string): string =>
+  holdsGoEscaped(text) ? text.replace(/[<>&\u2028\u2029]/g, (c) => goEscapes[c]!) : text
+
+export const goJson = (value: unknown): string => goEscaped(JSON.stringify(value))
 
 /** A copy of a string-keyed map with keys in Go's map order (byte-wise ascending). */
 export const sortedRecord = <V>(entries: Iterable<readonly [string, V]>): Record<string, V> => {

@@ -8,7 +8,13 @@ import { goJson, pythonJson } from "../../../src/api/json.js"
 import { bookAddresses, txPageRow, v3Tail } from "../../../src/store/pages.js"
 import type { AccountStateRecord } from "../../../src/ton/record.js"
 import { renderV2Transaction } from "../../../src/ton/v2.js"
-import { renderAddressBook, renderAddressBookOf, renderV3Transaction } from "../../../src/ton/v3.js"
+import {
+  renderAddressBook,
+  renderAddressBookOf,
+  renderAddressBookText,
+  renderV3Transaction,
+  WALLET_CODE_HASHES
+} from "../../../src/ton/v3.js"
 import { realBlockBundles } from "./realBlocks.js"
 
 const txs = realBlockBundles().bundles.flatMap((b) => b.transactions)
@@ -52,5 +58,30 @@ describe("tx_pages pieces", () => {
     expect(goJson(renderAddressBookOf(addrs, codeHashes, { testnet: false }))).toBe(
       goJson(renderAddressBook(page, codeHashes, { testnet: false }))
     )
+  })
+
+  it("the book's text is the serialized address book, byte for byte", () => {
+    const page = txs.slice(0, 200)
+    const addrs = [...new Set([...page.flatMap(bookAddresses), "-1:" + "3".repeat(64)])]
+    expect(addrs.length).toBeGreaterThan(100)
+    // every kind of code entry: a wallet's (non-bounceable), one with a known interface, an unknown one, none (null)
+    // and absent; masterchain and basechain addresses among them
+    const wallet = [...WALLET_CODE_HASHES][0]!
+    const kinds = [wallet, "IINLe3KxEhR+Gy+0V7hOdNGjDwT3N9T2KmaOlVLSty8=", page[0]!.hash, null, undefined] as const
+    const codeHashes = new Map<string, string | null>()
+    addrs.forEach((a, i) => {
+      const code = kinds[i % kinds.length]
+      if (code !== undefined) codeHashes.set(a, code)
+    })
+    expect(addrs.some((a) => a.startsWith("-1:"))).toBe(true)
+    for (const testnet of [false, true]) {
+      for (const shape of ["current", "2025-09"] as const) {
+        const expected = goJson(renderAddressBookOf(addrs, codeHashes, { testnet, shape }))
+        // reversed input and a repeated address: the same text (the object keeps one key per address, sorted)
+        const input = [...addrs].reverse().concat(addrs.slice(0, 3))
+        expect(renderAddressBookText(input, codeHashes, { testnet, shape })).toBe(expected)
+      }
+    }
+    expect(renderAddressBookText([], codeHashes, { testnet: false })).toBe(goJson(renderAddressBookOf([], codeHashes, { testnet: false })))
   })
 })
