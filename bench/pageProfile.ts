@@ -13,7 +13,7 @@ import { makeClickHouseClient } from "../src/clickhouse/ClickHouse.js"
 import { readClients, sessionReadSettings } from "../src/store/readers.js"
 import { ClickHouseTxStore } from "../src/store/Store.js"
 import { v3Tail } from "../src/store/pages.js"
-import { renderAddressBookOf } from "../src/ton/v3.js"
+import { renderAddressBookOf, renderAddressBookText } from "../src/ton/v3.js"
 import { goJson, sortedRecord } from "../src/api/json.js"
 
 const dir = process.env.BENCH_STORE_DIR
@@ -245,10 +245,26 @@ for (const [via, store] of [
   }
 }
 await readers.close()
-await timeCall("node: v3 answer from the page (tails, address book, JSON)", async () => {
-  const p = v3!
-  const b = renderAddressBookOf(p.book, p.codeHashes, { testnet: false })
+// The Node-side assembly: the address book as an object serialized (the form before 2026-11-26) and as text written
+// straight away (the handler's now); the two answers are compared.
+const p = v3!
+const assembled = (book: () => string) => () => {
   const txs = p.txs.map((t) => t.v3 + v3Tail(t.before, t.after, p.states))
-  return `{"transactions":[${txs.join(",")}],"address_book":${goJson(sortedRecord(Object.entries(b)))}}`
-})
+  return Promise.resolve(`{"transactions":[${txs.join(",")}],"address_book":${book()}}`)
+}
+const viaObject = await timeCall(
+  `node: v3 answer, address book as an object (${p.book.length} addresses)`,
+  assembled(() => goJson(sortedRecord(Object.entries(renderAddressBookOf(p.book, p.codeHashes, { testnet: false })))))
+)
+const viaText = await timeCall(
+  "node: v3 answer, address book as text (the handler's)",
+  assembled(() => renderAddressBookText(p.book, p.codeHashes, { testnet: false }))
+)
+if (viaObject !== viaText) throw new Error("the two assemblies differ")
+await timeCall("node: address book as an object only", () =>
+  Promise.resolve(goJson(sortedRecord(Object.entries(renderAddressBookOf(p.book, p.codeHashes, { testnet: false })))))
+)
+await timeCall("node: address book as text only", () =>
+  Promise.resolve(renderAddressBookText(p.book, p.codeHashes, { testnet: false }))
+)
 await handle.client.close()
