@@ -12,6 +12,8 @@
 // [--cpu-prof DIR] (V8 CPU profiles of the producer and consumer processes, written to DIR when they exit).
 // [--mem-log FILE] (every 10 s, one tab-separated line per pipeline process: seconds since the clock, transactions
 // stored, RSS, V8 heap used / total, external and array buffers from its metrics: what grows over a long run).
+// [--node-flags "FLAGS"] (Node/V8 flags for the producer and consumer processes, e.g. "--single-threaded-gc": how
+// the processes' garbage collection or JIT settings change their CPU and memory, measured in one run).
 // (--store implies --solo false.) [--source toncenter|liteserver] (the producer's upstream; default toncenter, rate
 // limits off either way: TONCENTER_RPS=10000, LITESERVER_RPS=0).
 // --gen-dir serves a chain written by `npm run generate` instead (e.g. the million-transaction one); --store keeps the
@@ -39,7 +41,7 @@ import { installFastCellHash } from "../src/ton/fastHash.js"
 
 const USAGE = `Usage: npm run bench:ingest -- [--mc 60] [--tx 30] [--seed 42] | [--gen-dir DIR] [--store DIR] [--solo false]
   [--codec none|gzip|lz4|zstd] [--runtime node|tsx] [--cpu-prof DIR] [--batch-rows 50000] [--mem-log FILE]
-  [--source toncenter|liteserver]
+  [--source toncenter|liteserver] [--node-flags "FLAGS"]
   End-to-end ingest over a generated chain; numbers are printed, never asserted (see the file's header).`
 const args = parseCli({
   mc: { type: "string", default: "60" },
@@ -53,7 +55,8 @@ const args = parseCli({
   runtime: { type: "string", default: "node" },
   "cpu-prof": { type: "string" },
   "mem-log": { type: "string" },
-  source: { type: "string", default: "toncenter" }
+  source: { type: "string", default: "toncenter" },
+  "node-flags": { type: "string", default: "" }
 }, USAGE)
 if (args.source !== "toncenter" && args.source !== "liteserver") {
   process.stderr.write(`--source must be toncenter or liteserver\n${USAGE}\n`)
@@ -174,10 +177,17 @@ const scrape = async (port: number): Promise<Map<string, number>> => {
   return out
 }
 
+const nodeFlags = args["node-flags"].split(/\s+/).filter((f) => f.length > 0)
+if (nodeFlags.some((f) => !f.startsWith("--"))) {
+  process.stderr.write(`--node-flags takes flags starting with "--"\n${USAGE}\n`)
+  process.exit(2)
+}
+
 const child = (name: string, script: string, env: Record<string, string>): ChildProcess => {
   const prof = args["cpu-prof"] === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir", args["cpu-prof"]]
   const argv = [
     ...prof,
+    ...nodeFlags,
     ...(args.runtime === "tsx" ? ["--import", "tsx", script] : [join("dist", script.replace(/\.ts$/, ".js"))])
   ]
   const proc = spawn(process.execPath, argv, {
