@@ -4,6 +4,7 @@
  * Invariant: both readers work on @ton/core cells and return raw bytes; v3 text is converted like Go's string/JSON.
  */
 import { BitBuilder, Cell } from "@ton/core"
+import { CellStore, OutsideFastPath } from "./fast/cells.js"
 
 /** tonlib's CellString limit: a snake string spans at most this many cells. */
 const MAX_CHAIN_LENGTH = 16
@@ -30,6 +31,62 @@ export const loadCellStringStrict = (body: Cell, skipBits: number): Buffer | nul
   const bb = new BitBuilder(total)
   for (const p of parts) bb.writeBits(p.cell.bits.substring(p.from, p.cell.bits.length - p.from))
   return bb.buffer()
+}
+
+// One store for every call: parsing resets it, and a call never yields before it is done with it.
+const store = new CellStore()
+
+/**
+ * `loadCellStringStrict(Cell.fromBase64(boc), skipBits)` read straight from the BOC's bytes: no Cell objects and no
+ * cell hashes, which the string does not need (building the cells hashed every one of them, most of the cost of a v2
+ * text comment). A BOC outside the plain form the fast reader takes, or a first cell shorter than `skipBits`, goes to
+ * the reference reader, so its result (or its error) is the library's own.
+ */
+export const cellStringStrictOfBoc = (boc: string, skipBits: number): Buffer | null => {
+  const bytes = Buffer.from(boc, "base64")
+  try {
+    store.parse(bytes)
+  } catch (e) {
+    if (e instanceof OutsideFastPath) return loadCellStringStrict(Cell.fromBase64(boc), skipBits)
+    throw e
+  }
+  const { bits, refCount, refs, exotic } = store
+  if (bits[store.root]! < skipBits) return loadCellStringStrict(Cell.fromBase64(boc), skipBits)
+  const chain: Array<number> = []
+  let total = 0
+  let cell = store.root
+  let from = skipBits
+  for (let i = 0; ; i++) {
+    if (i >= MAX_CHAIN_LENGTH || exotic[cell] === 1) return null
+    chain.push(cell)
+    total += bits[cell]! - from
+    if (refCount[cell] === 0) break
+    if (refCount[cell] !== 1) return null
+    cell = refs[cell * 4]!
+    from = 0
+  }
+  if (total % 8 !== 0) return null
+  const out = Buffer.alloc(total >> 3)
+  let pos = 0
+  from = skipBits
+  for (const c of chain) {
+    const src = store.src[c]!
+    const data = store.off[c]! + 2
+    const end = bits[c]!
+    let b = from
+    if ((pos & 7) === 0 && (b & 7) === 0) {
+      // byte-aligned on both sides: whole bytes at once
+      const whole = (end - b) >> 3
+      out.set(src.subarray(data + (b >> 3), data + (b >> 3) + whole), pos >> 3)
+      pos += whole * 8
+      b += whole * 8
+    }
+    for (; b < end; b++, pos++) {
+      if ((src[data + (b >> 3)]! >> (7 - (b & 7))) & 1) out[pos >> 3] = out[pos >> 3]! | (0x80 >> (pos & 7))
+    }
+    from = 0
+  }
+  return out
 }
 
 /**

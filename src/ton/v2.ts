@@ -4,10 +4,9 @@
  * Invariant: key order and value types are tonlib's JSON (int64 as strings, bytes as standard base64), keys holding
  * null are absent (FastAPI exclude_none), and `data` is the original transaction BOC, never re-serialized.
  */
-import { Cell } from "@ton/core"
 import { rawLower, toV2Friendly } from "./address.js"
 import type { BlockIdExt, MessageRecord, TransactionRecord } from "./record.js"
-import { loadCellStringStrict } from "./text.js"
+import { cellStringStrictOfBoc } from "./text.js"
 
 export interface V2AccountAddress {
   readonly "@type": "accountAddress"
@@ -82,7 +81,7 @@ const address = (raw: string | null): V2AccountAddress => ({
 /** tonlib: a text comment (or encrypted one) when the snake string reads, raw body and state-init BOCs otherwise. */
 const msgData = (m: MessageRecord): V2MsgData => {
   if (m.opcode === OP_TEXT || m.opcode === OP_ENCRYPTED_TEXT) {
-    const text = loadCellStringStrict(Cell.fromBase64(m.body.boc), 32)
+    const text = cellStringStrictOfBoc(m.body.boc, 32)
     if (text !== null) {
       return { "@type": m.opcode === OP_TEXT ? "msg.dataText" : "msg.dataEncryptedText", text: text.toString("base64") }
     }
