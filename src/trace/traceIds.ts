@@ -21,8 +21,14 @@ export interface TraceLookup {
 
 export type ParentMissing = "own-hash" | "leave-null"
 
+const startsTrace = (tx: TraceNode): boolean =>
+  tx.in_msg === null || tx.in_msg.type !== "int" || tx.description.type === "tick_tock"
+
 /**
- * In-msg hashes of internal messages whose sender is not among `txs` (it must be looked up in history first).
+ * In-msg hashes whose sender must be looked up in history first: those of the transactions `assignTraceIds` would
+ * ask history about (no trace id yet, not starting a trace) whose sender is not among `txs`. A transaction that
+ * already carries its id (the producer resolves them before publishing) needs none: asking for its parent anyway
+ * cost a lookup in storage per batch for every sender outside it, whose answer went unused.
  * Only transactions in masterchain order are given, so "earlier" means an earlier bundle.
  */
 export const externalParents = (txs: ReadonlyArray<TraceNode>): ReadonlyArray<HashB64> => {
@@ -30,14 +36,12 @@ export const externalParents = (txs: ReadonlyArray<TraceNode>): ReadonlyArray<Ha
   for (const tx of txs) for (const m of tx.out_msgs) if (m.type === "int") sent.add(m.hash)
   const missing = new Set<HashB64>()
   for (const tx of txs) {
-    const m = tx.in_msg
-    if (m !== null && m.type === "int" && !sent.has(m.hash)) missing.add(m.hash)
+    if (tx.trace_id !== null || startsTrace(tx)) continue
+    const m = tx.in_msg!
+    if (!sent.has(m.hash)) missing.add(m.hash)
   }
   return [...missing]
 }
-
-const startsTrace = (tx: TraceNode): boolean =>
-  tx.in_msg === null || tx.in_msg.type !== "int" || tx.description.type === "tick_tock"
 
 /** Causal order: a message is created at its sender's lt and consumed at a strictly greater lt. */
 const byLt = (a: TraceNode, b: TraceNode): number => {

@@ -49,6 +49,19 @@ describe("assignTraceIds", () => {
     const c = tx("c", 30, msg("z->c"))
     expect(externalParents([a, b, c])).toEqual([msg("z->c").hash])
   })
+
+  it("lists no parent for a transaction that carries its id or starts a trace: assignment never asks history", () => {
+    const carried = { ...tx("p", 40, msg("y->p")), trace_id: "PRODUCERS" }
+    const tock = tx("t", 41, msg("w->t"), [], "tick_tock")
+    const open = tx("o", 42, msg("v->o"))
+    expect(externalParents([carried, tock, open])).toEqual([msg("v->o").hash])
+    // the same answers as when history is asked about every outside sender
+    const asked: Array<string> = []
+    const history = { get: (m: string) => (asked.push(m), m === msg("v->o").hash ? "ROOT" : undefined) }
+    const [out] = assignTraceIds([[carried, tock, open]], history, "own-hash")
+    expect(out!.map((t) => t.trace_id)).toEqual(["PRODUCERS", hashOf("t"), "ROOT"])
+    expect(asked).toEqual([msg("v->o").hash])
+  })
 })
 
 describe("Lru", () => {
