@@ -204,7 +204,8 @@ const printed = (v: TlbJson): DecodedBody => {
   if (typeof v === "string" || typeof v === "boolean") return v
   if (v instanceof CellValue) return markerBoc(v.cell)
   const out: Record<string, DecodedBody> = {}
-  for (const [k, x] of Object.entries(v)) out[k] = printed(x)
+  // for-in over the interpreter's plain objects: their own keys in Object.entries order, without its pair arrays
+  for (const k in v) out[k] = printed(v[k]!)
   return out
 }
 
@@ -212,20 +213,25 @@ const printed = (v: TlbJson): DecodedBody => {
  * Every cell (and every string that is a BOC) is replaced by its decoding when it decodes, else printed as its
  * BOC, recursively (replace_boc_cells_recursive, which decodes the BOC strings of the printed JSON).
  */
-const expand = (v: TlbJson, depth: number, seen: Expanded = new WeakMap()): DecodedBody => {
+const expand = (v: TlbJson, depth: number, seen: Expanded = []): DecodedBody => {
   if (depth > MAX_DEPTH) return printed(v)
   if (typeof v === "boolean" || typeof v === "string") return expandLeaf(v, depth, seen)
   // A value the interpreter shares (a repeated subtree of the BOC) is expanded once per depth.
-  let byDepth = seen.get(v)
-  if (byDepth === undefined) seen.set(v, (byDepth = new Map()))
-  const hit = byDepth.get(depth)
+  let atDepth = seen[depth]
+  if (atDepth === undefined) seen[depth] = atDepth = new Map()
+  const hit = atDepth.get(v)
   if (hit !== undefined) return hit
   const out = expandLeaf(v, depth, seen)
-  byDepth.set(depth, out)
+  atDepth.set(v, out)
   return out
 }
 
-type Expanded = WeakMap<object, Map<number, DecodedBody>>
+/**
+ * The values expanded during one decoding, by depth: one plain Map per depth level that has objects, dropped with
+ * the decoding (a WeakMap with a Map per object had made each decoding's garbage, and the collector's ephemeron
+ * work, several times larger).
+ */
+type Expanded = Array<Map<object, DecodedBody> | undefined>
 
 const expandLeaf = (v: TlbJson, depth: number, seen: Expanded): DecodedBody => {
   if (typeof v === "boolean") return v
@@ -240,7 +246,7 @@ const expandLeaf = (v: TlbJson, depth: number, seen: Expanded): DecodedBody => {
     return inner === null ? v : expand(inner, depth + 1, seen)
   }
   const out: Record<string, DecodedBody> = {}
-  for (const [k, x] of Object.entries(v)) out[k] = expand(x, depth, seen)
+  for (const k in v) out[k] = expand(v[k]!, depth, seen)
   return out
 }
 
