@@ -13,7 +13,8 @@ import { fileURLToPath, pathToFileURL } from "node:url"
 import { Worker, type ResourceLimits } from "node:worker_threads"
 import { threadCpuSeconds } from "../ops/cpu.js"
 import type { RawMasterchainBundle } from "../source/Upstream.js"
-import { finishBundle, prepare, type Decoded, type Prepared } from "./assemble.js"
+import { type BlockFile, type BlockFilesBundle, joinBlockFiles } from "../source/liteserver/blockFiles.js"
+import { deadBundle, finishBundle, prepare, type Decoded, type Prepared } from "./assemble.js"
 import type { DecodeReply, DecodeRequest } from "./decodeWorker.js"
 
 export class DecodePoolError extends Schema.TaggedError<DecodePoolError>()("DecodePoolError", {
@@ -26,6 +27,11 @@ export interface DecodePoolOptions {
   readonly network: string
   /** A bundle with more transactions than this is decoded in slices of at most this size (default 2000). */
   readonly sliceTxs?: number
+  /**
+   * Block files of more bytes than this are read in runs of at most this size (a larger block alone), on several
+   * workers (default 4 MiB: about as many transactions as `sliceTxs` in the recorded blocks).
+   */
+  readonly sliceBytes?: number
   /** Heap limits of each worker (default `workerLimits`); a worker that runs out of them dies. */
   readonly resourceLimits?: ResourceLimits
   /** Told the CPU seconds each request cost, by stage (the workers measure their own threads). */
@@ -43,8 +49,28 @@ export const workerLimits: ResourceLimits = { maxOldGenerationSizeMb: 256, maxYo
 
 export interface DecodePool {
   readonly size: number
-  /** The bundle decoded and encoded by a worker (or sliced over several); fails only when a worker died. */
-  readonly prepare: (raw: RawMasterchainBundle) => Effect.Effect<Prepared, DecodePoolError>
+  /**
+   * The bundle decoded and encoded by a worker (or sliced over several); block files are read there too, and one
+   * that does not read gives the block's dead letter. Fails only when a worker died.
+   */
+  readonly prepare: (raw: RawMasterchainBundle | BlockFilesBundle) => Effect.Effect<Prepared, DecodePoolError>
+}
+
+export const isBlockFiles = (b: RawMasterchainBundle | BlockFilesBundle): b is BlockFilesBundle => "blocks" in b
+
+/** Consecutive runs of block files of at most `bytes` each (a larger file alone), in order. */
+const fileRuns = (files: ReadonlyArray<BlockFile>, bytes: number): Array<ReadonlyArray<BlockFile>> => {
+  const out: Array<Array<BlockFile>> = []
+  let size = Infinity
+  for (const f of files) {
+    if (size + f.data.byteLength > bytes) {
+      out.push([])
+      size = 0
+    }
+    out[out.length - 1]!.push(f)
+    size += f.data.byteLength
+  }
+  return out
 }
 
 type Request = DecodeRequest extends infer R ? (R extends unknown ? Omit<R, "id"> : never) : never
@@ -212,16 +238,65 @@ export const makeDecodePool = (options: DecodePoolOptions): Effect.Effect<Decode
           return Effect.sync(withdraw)
         })
 
+      const received = (reply: Reply): Prepared => {
+        const { prepared, cpu } = reply as Extract<Reply, { op: "bundle" }>
+        tell(cpu.decode, cpu.encode)
+        const b = prepared.bundle
+        if (b === null) return prepared
+        // Transferred bytes arrive as a plain Uint8Array; a Buffer view over them costs no copy.
+        const value = Buffer.from(b.value.buffer, b.value.byteOffset, b.value.byteLength)
+        return { ...prepared, bundle: { ...b, value } }
+      }
+
       const whole = (raw: RawMasterchainBundle) =>
-        Effect.map(call({ op: "bundle", raw, network: options.network }), (reply) => {
-          const { prepared, cpu } = reply as Extract<Reply, { op: "bundle" }>
-          tell(cpu.decode, cpu.encode)
-          const b = prepared.bundle
-          if (b === null) return prepared
-          // Transferred bytes arrive as a plain Uint8Array; a Buffer view over them costs no copy.
-          const value = Buffer.from(b.value.buffer, b.value.byteOffset, b.value.byteLength)
-          return { ...prepared, bundle: { ...b, value } }
-        })
+        Effect.map(call({ op: "bundle", raw, network: options.network }), received)
+
+      const sliceBytes = Math.max(1, options.sliceBytes ?? 4 * 1024 * 1024)
+
+      const files = (b: BlockFilesBundle) =>
+        Effect.map(call({ op: "files", files: b, network: options.network }), (reply) => received(reply))
+
+      const slicedFiles = (b: BlockFilesBundle) =>
+        Effect.map(
+          Effect.forEach(
+            fileRuns(b.blocks, sliceBytes),
+            (blocks) =>
+              Effect.map(
+                call({ op: "files-slice", blocks, mcSeqno: b.mc_seqno, states: b.states, network: options.network }),
+                (reply) => {
+                  const { read, cpu } = reply as Extract<Reply, { op: "files-slice" }>
+                  tell(cpu.decode, 0)
+                  return read
+                }
+              ),
+            { concurrency: "unbounded" }
+          ),
+          (parts): Prepared => {
+            const t = threadCpuSeconds()
+            const failed = parts.find((p): p is string => typeof p === "string")
+            const prepared =
+              failed !== undefined
+                ? deadBundle(options.network, b.mc_seqno, "upstream_malformed", failed)
+                : finished(
+                    joinBlockFiles(
+                      b,
+                      parts.map((p) => ({ ...(p as Exclude<typeof p, string>).blocks, transactions: [] }))
+                    ),
+                    parts.map((p) => (p as Exclude<typeof p, string>).decoded)
+                  )
+            tell(0, threadCpuSeconds() - t)
+            return prepared
+          }
+        )
+
+      /** The bundle from its raw fields and its decoded parts, finished and encoded on this thread. */
+      const finished = (raw: RawMasterchainBundle, parts: ReadonlyArray<Decoded>): Prepared =>
+        prepare(
+          finishBundle(raw, options.network, {
+            transactions: parts.flatMap((p) => p.transactions),
+            deadLetters: parts.flatMap((p) => p.deadLetters)
+          })
+        )
 
       const sliced = (raw: RawMasterchainBundle) =>
         Effect.map(
@@ -239,12 +314,8 @@ export const makeDecodePool = (options: DecodePoolOptions): Effect.Effect<Decode
             { concurrency: "unbounded" }
           ),
           (parts): Prepared => {
-            const decoded: Decoded = {
-              transactions: parts.flatMap((p) => p.transactions),
-              deadLetters: parts.flatMap((p) => p.deadLetters)
-            }
             const t = threadCpuSeconds()
-            const prepared = prepare(finishBundle(raw, options.network, decoded))
+            const prepared = finished(raw, parts)
             tell(0, threadCpuSeconds() - t)
             return prepared
           }
@@ -253,7 +324,14 @@ export const makeDecodePool = (options: DecodePoolOptions): Effect.Effect<Decode
       return {
         size: threads.size,
         // Slicing also bounds what one worker holds, so a huge bundle cannot outgrow a worker's heap limit.
-        prepare: (raw) => (raw.transactions.length > sliceTxs ? sliced(raw) : whole(raw))
+        prepare: (raw) =>
+          isBlockFiles(raw)
+            ? raw.blocks.reduce((n, f) => n + f.data.byteLength, 0) > sliceBytes
+              ? slicedFiles(raw)
+              : files(raw)
+            : raw.transactions.length > sliceTxs
+              ? sliced(raw)
+              : whole(raw)
       } satisfies DecodePool
     }
   )

@@ -5,7 +5,7 @@
  * last one committed, re-read from Kafka after every failure, so a crash or a broker restart leaves no gap and no
  * repeat a read_committed subscriber could see.
  */
-import { Chunk, Context, Duration, Effect, Fiber, Layer, Option, Schedule, Sink, Stream } from "effect"
+import { Chunk, Context, Duration, Effect, Either, Fiber, Layer, Option, Schedule, Sink, Stream } from "effect"
 import { ProducerConfig, type ProducerMode } from "../config.js"
 import { makeBundlePublisher, type PublishItem } from "../kafka/BundlePublisher.js"
 import { decodeBundle as decodeBundleRecord } from "../kafka/codec.js"
@@ -21,13 +21,14 @@ import { Upstream, UpstreamError, type RawMasterchainBundle } from "../source/Up
 import { installFastCellHash } from "../ton/fastHash.js"
 import {
   assembleBundle,
-  blockDeadLetter,
+  deadBundle,
   pipelineDecode,
   prepare,
   type DecodeTransaction,
   type Prepared
 } from "./assemble.js"
-import { makeDecodePool, type DecodePoolError } from "./DecodePool.js"
+import { isBlockFiles, makeDecodePool, type DecodePoolError } from "./DecodePool.js"
+import { type BlockFilesBundle, completeBlockFiles } from "../source/liteserver/blockFiles.js"
 
 export interface ProducerRun {
   readonly mode: ProducerMode
@@ -96,7 +97,10 @@ export const startSeqno = (
   }
 }
 
-type DecodeBundle = (raw: RawMasterchainBundle) => Effect.Effect<Prepared, DecodePoolError>
+/** What upstream hands on per masterchain block: the raw bundle, or (liteserver) its block files, read by the decoder. */
+type Fetched = RawMasterchainBundle | BlockFilesBundle
+
+type DecodeBundle = (raw: Fetched) => Effect.Effect<Prepared, DecodePoolError>
 
 /** Upstream failures that will not heal by asking again: the block is dead-lettered and the chain moves on. */
 const permanent = (e: UpstreamError) => e.reason === "bad_request" || e.reason === "malformed"
@@ -160,6 +164,9 @@ export const runProducer = (run: ProducerRun, decode: DecodeTransaction) =>
       })
     )
     const cachedHead = yield* Effect.cachedWithTTL(head, Duration.millis(pollMs))
+    // Block files when upstream has them: the decoder (a worker, when there are) reads each block whole, once.
+    const fetchBundle = (seqno: number): Effect.Effect<Fetched, UpstreamError> =>
+      upstream.bundleFiles !== undefined ? upstream.bundleFiles(seqno) : upstream.bundle(seqno)
 
     const waitForHead = (seqno: number) =>
       Effect.gen(function* () {
@@ -173,7 +180,7 @@ export const runProducer = (run: ProducerRun, decode: DecodeTransaction) =>
       Effect.gen(function* () {
         if (seqno > headSeen) yield* waitForHead(seqno)
         const endTimer = metrics.producerFetchSeconds.startTimer()
-        const item: Prepared = yield* upstream.bundle(seqno).pipe(
+        const item: Prepared = yield* fetchBundle(seqno).pipe(
           // A head that runs slightly ahead of what the API can serve: ask again shortly.
           Effect.retry({
             while: (e) => e.reason === "not_found",
@@ -188,21 +195,17 @@ export const runProducer = (run: ProducerRun, decode: DecodeTransaction) =>
         return item
       })
 
-    const deadBlock = (seqno: number, e: UpstreamError): Prepared => ({
-      mcSeqno: seqno,
-      bundle: null,
-      deadLetters: [blockDeadLetter(client.network, seqno, `upstream_${e.reason}`, e.message)],
-      blocks: 0,
-      transactions: 0,
-      drafts: [],
-      accountStates: []
-    })
+    const deadBlock = (seqno: number, e: UpstreamError): Prepared =>
+      deadBundle(client.network, seqno, `upstream_${e.reason}`, e.message)
 
     const stageCpu = (stage: "decode" | "record_encode", seconds: number) =>
       metrics.stageCpuSeconds.inc({ stage }, seconds)
-    const onMainThread: DecodeBundle = (raw) =>
+    const onMainThread: DecodeBundle = (fetched) =>
       Effect.sync(() => {
         const t0 = threadCpuSeconds()
+        const complete = isBlockFiles(fetched) ? completeBlockFiles(fetched) : Either.right(fetched)
+        if (Either.isLeft(complete)) return deadBlock(fetched.mc_seqno, complete.left)
+        const raw = complete.right
         const assembled = assembleBundle(raw, client.network, decode)
         const t1 = threadCpuSeconds()
         const prepared = prepare(assembled)
@@ -294,7 +297,7 @@ export const runProducer = (run: ProducerRun, decode: DecodeTransaction) =>
           yield* Stream.range(from, start - 1).pipe(
             Stream.mapEffect(
               (seqno) =>
-                upstream.bundle(seqno).pipe(
+                fetchBundle(seqno).pipe(
                   Effect.flatMap(decodeBundle),
                   Effect.map(Option.some),
                   Effect.catchIf(

@@ -136,6 +136,17 @@ export const prepare = ({ bundle, deadLetters }: Assembled): Prepared => ({
   accountStates: bundle.account_states
 })
 
+/** A masterchain block that upstream could not deliver in a usable form: its dead letter, and nothing to publish. */
+export const deadBundle = (network: string, mcSeqno: number, reason: string, detail: string): Prepared => ({
+  mcSeqno,
+  bundle: null,
+  deadLetters: [blockDeadLetter(network, mcSeqno, reason, detail)],
+  blocks: 0,
+  transactions: 0,
+  drafts: [],
+  accountStates: []
+})
+
 /** The dead letter for a whole masterchain block that upstream could not deliver in a usable form. */
 export const blockDeadLetter = (network: string, mcSeqno: number, reason: string, detail: string): DeadLetter => ({
   schema_version: 1,

@@ -3,6 +3,7 @@
  * without a cycle. Invariant: every upstream failure is one UpstreamError whose `reason` alone decides retries.
  */
 import { Effect, Schema } from "effect"
+import type { BlockFilesBundle } from "./liteserver/blockFiles.js"
 import type { AccountStateRecord, BlockIdExt, BlockRecord, RawAddress } from "../ton/record.js"
 
 export interface RawTransaction {
@@ -47,6 +48,11 @@ export interface UpstreamService {
   /** Latest masterchain seqno. */
   readonly head: Effect.Effect<number, UpstreamError>
   readonly bundle: (mcSeqno: number) => Effect.Effect<RawMasterchainBundle, UpstreamError>
+  /**
+   * The same bundle as the block files it is read from (the liteserver source), for a decoder that reads them whole
+   * off this thread: completeBlockFiles of it equals `bundle`'s.
+   */
+  readonly bundleFiles?: (mcSeqno: number) => Effect.Effect<BlockFilesBundle, UpstreamError>
 }
 
 /** A further toncenter v2 endpoint: its own base URL, key and requests per second (default 10 with a key, else 1). */

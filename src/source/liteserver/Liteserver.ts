@@ -14,7 +14,8 @@ import { Functions } from "ton-lite-client/dist/schema.js"
 import { type ExtractedBlock, extractBlock, toBlockRecord } from "../../ton/block.js"
 import type { BlockIdExt } from "../../ton/record.js"
 import { blockKey, compareBlockIds, FULL_SHARD } from "../shard.js"
-import type { RawMasterchainBundle, RawTransaction, UpstreamService } from "../types.js"
+import { scanBlockHeader, type ScannedHeader } from "../../ton/fast/blockHeader.js"
+import type { RawMasterchainBundle, UpstreamService } from "../types.js"
 import { UpstreamError } from "../types.js"
 import { Lru } from "../../trace/Lru.js"
 import { sharedBy, walkShardBlocks } from "../walk.js"
@@ -23,6 +24,7 @@ import { addressText } from "./LiteConnection.js"
 import { type LitePool, type LitePoolOptions, makeLitePool } from "./Pool.js"
 import { makeAccountLookup } from "./accountLookup.js"
 import { type AccountStatesMode, bundleStates, NO_STATES } from "./states.js"
+import { type BlockFile, type BlockFilesBundle, completeBlockFiles, transactionsOf } from "./blockFiles.js"
 
 interface TlId {
   readonly workchain: number
@@ -60,24 +62,57 @@ const idText = (id: BlockIdExt) => `${blockKey(id)}:${id.root_hash}`
 
 const malformed = (message: string) => new UpstreamError({ reason: "malformed", message })
 
+/** A block as the walk holds it: its header, and the block read whole (no block files) or its file (block files). */
+interface FetchedBlock {
+  readonly header: ScannedHeader
+  readonly x?: ExtractedBlock
+  readonly file?: BlockFile
+}
+
+/**
+ * The file in bytes of its own: the answer's bytes are a view into the whole ADNL packet, which a kept view would
+ * keep alive, and which a message to a decode worker would copy whole.
+ */
+const ownFile = (id: BlockIdExt, data: Uint8Array): BlockFile => ({ id, data: new Uint8Array(data) })
+
+/** The header read from the file alone, or undefined when the header reader does not take it (it is read whole). */
+const scanned = (id: BlockIdExt, data: Uint8Array): FetchedBlock | undefined => {
+  try {
+    return { header: scanBlockHeader(data), file: ownFile(id, data) }
+  } catch {
+    return undefined
+  }
+}
+
 export interface ReaderOptions {
   /**
    * "block": account states and code hashes from each block's state update; "block+lookup": also one
    * getAccountState per account the messages mention that no block reported; "off" (the default): none.
    */
   readonly accountStates?: AccountStatesMode
+  /**
+   * Read only each block's header here and hand the bundle on as block files (bundleFiles), for decode workers to
+   * read whole; `bundle` then reads them here. Not with "block+lookup", whose lookups need the transactions here.
+   */
+  readonly blockFiles?: boolean
 }
 
 export const makeLiteserverReader = (pool: LitePool, readerOpts: ReaderOptions = {}) => {
-  const blocks = new Lru<string, Deferred.Deferred<ExtractedBlock, UpstreamError>>(4096)
+  const blocks = new Lru<string, Deferred.Deferred<FetchedBlock, UpstreamError>>(4096)
   const mcIds = new Lru<string, BlockIdExt>(1024)
   // the block a validated answer decoded to, handed from the check to the caller without decoding twice
-  const extracted = new WeakMap<object, ExtractedBlock>()
+  const extracted = new WeakMap<object, FetchedBlock>()
+  const mode = readerOpts.accountStates ?? "off"
+  // the lookups read the bundle's transactions here, so a reader that makes them reads every block here too
+  const deferred = readerOpts.blockFiles === true && mode !== "block+lookup"
   let knownHead = -1
   const lookup = makeAccountLookup(pool)
 
-  /** A whole block, checked against the id it was asked by. */
-  const block = (id: BlockIdExt, mcSeqno: number): Effect.Effect<ExtractedBlock, UpstreamError> =>
+  /**
+   * A block checked against the id it was asked by: read whole here, or, with block files, its header read from the
+   * file and the file kept for whoever decodes the bundle.
+   */
+  const block = (id: BlockIdExt, mcSeqno: number): Effect.Effect<FetchedBlock, UpstreamError> =>
     sharedBy(
       blocks,
       idText(id),
@@ -91,6 +126,15 @@ export const makeLiteserverReader = (pool: LitePool, readerOpts: ReaderOptions =
             if (!sameId(got, id)) return malformed(`${server} answered block ${idText(got)} for ${idText(id)}`)
             const fileHash = createHash("sha256").update(answer.data).digest("base64")
             if (fileHash !== id.file_hash) return malformed(`${server}: file hash of ${blockKey(id)} is ${fileHash}`)
+            const fetched = deferred ? scanned(id, answer.data) : undefined
+            if (fetched !== undefined) {
+              const h = fetched.header
+              if (h.workchain !== id.workchain || h.shard !== id.shard || h.seqno !== id.seqno) {
+                return malformed(`${server}: block ${blockKey(id)} says it is ${h.workchain}:${h.shard}:${h.seqno}`)
+              }
+              extracted.set(answer, fetched)
+              return undefined
+            }
             const x = extractBlock(answer.data)
             if (Either.isLeft(x)) return malformed(`${server}: block ${blockKey(id)}: ${x.left.message}`)
             const h = x.right.header
@@ -99,7 +143,8 @@ export const makeLiteserverReader = (pool: LitePool, readerOpts: ReaderOptions =
             if (h.workchain !== id.workchain || h.shard !== id.shard || h.seqno !== id.seqno) {
               return malformed(`${server}: block ${blockKey(id)} says it is ${h.workchain}:${h.shard}:${h.seqno}`)
             }
-            extracted.set(answer, x.right)
+            // a file the header reader does not take is still handed on whole: its reader reads it as here
+            extracted.set(answer, deferred ? { header: h, file: ownFile(id, answer.data) } : { header: h, x: x.right })
             return undefined
           }
         ),
@@ -186,18 +231,10 @@ export const makeLiteserverReader = (pool: LitePool, readerOpts: ReaderOptions =
     file_hash: p.file_hash
   })
 
-  const topsOf = (x: ExtractedBlock): ReadonlyArray<BlockIdExt> => x.header.shards!.map(idOf)
+  const topsOf = (x: FetchedBlock): ReadonlyArray<BlockIdExt> => x.header.shards!.map(idOf)
 
-  const txsOf = (id: BlockIdExt, x: ExtractedBlock): ReadonlyArray<RawTransaction> =>
-    x.transactions.map((t) => ({
-      block: id,
-      account: t.account,
-      lt: t.lt,
-      hash: t.hash,
-      boc: t.boc
-    }))
-
-  const bundle = (mcSeqno: number): Effect.Effect<RawMasterchainBundle, UpstreamError> =>
+  /** The masterchain block and the shard blocks it commits, in the bundle's order, and its shard tops (sorted). */
+  const walk = (mcSeqno: number) =>
     Effect.gen(function* () {
       const mc = yield* mcBlock(mcSeqno)
       const prevMc = yield* mcBlock(mcSeqno - 1)
@@ -210,26 +247,54 @@ export const makeLiteserverReader = (pool: LitePool, readerOpts: ReaderOptions =
         fetch: (id) => block(id, mcSeqno),
         prevs: (x) => x.header.prev_blocks.map(idOf)
       })).map((w) => ({ id: w.id, x: w.block }))
-      const transactions = [mc, ...shardBlocks].flatMap((b) => txsOf(b.id, b.x))
-      const mode = readerOpts.accountStates ?? "off"
-      const fromBlocks = mode === "off" ? NO_STATES : bundleStates([mc, ...shardBlocks].map((b) => b.x))
-      const states =
-        mode === "block+lookup" ? yield* lookup.fill(mc.id, mcSeqno, fromBlocks, transactions) : fromBlocks
+      return { mc, blocks: [mc, ...shardBlocks], shard_tops: [...tops].sort(compareBlockIds) }
+    })
+
+  /** The bundle as its block files, for a decoder that reads them (the reader must have been made with blockFiles). */
+  const bundleFiles = (mcSeqno: number): Effect.Effect<BlockFilesBundle, UpstreamError> =>
+    Effect.gen(function* () {
+      if (!deferred) return yield* Effect.dieMessage("bundleFiles needs a reader made with blockFiles and no lookups")
+      const w = yield* walk(mcSeqno)
       return {
         mc_seqno: mcSeqno,
-        mc_block: toBlockRecord(mc.x.header, mcSeqno, mc.id.file_hash),
-        shard_blocks: shardBlocks.map((b) => toBlockRecord(b.x.header, mcSeqno, b.id.file_hash)),
-        shard_tops: [...tops].sort(compareBlockIds),
-        transactions,
-        ...states
-      } satisfies RawMasterchainBundle
-    }).pipe(
-      Effect.withSpan("upstream.bundle", {
-        attributes: { mcSeqno, source: "liteserver" }
-      })
-    )
+        blocks: w.blocks.map((b) => b.x.file!),
+        shard_tops: w.shard_tops,
+        states: mode === "block" ? "block" : "off"
+      } satisfies BlockFilesBundle
+    }).pipe(Effect.withSpan("upstream.bundle", { attributes: { mcSeqno, source: "liteserver" } }))
 
-  return { head, bundle, block, mcId, accountLookups: lookup.lookups }
+  const bundle = (mcSeqno: number): Effect.Effect<RawMasterchainBundle, UpstreamError> =>
+    deferred
+      ? Effect.flatMap(bundleFiles(mcSeqno), (files) => completeBlockFiles(files))
+      : Effect.gen(function* () {
+          const w = yield* walk(mcSeqno)
+          const xs = w.blocks.map((b) => b.x.x!)
+          const transactions = w.blocks.flatMap((b, i) => transactionsOf(b.id, xs[i]!))
+          const fromBlocks = mode === "off" ? NO_STATES : bundleStates(xs)
+          const states =
+            mode === "block+lookup" ? yield* lookup.fill(w.mc.id, mcSeqno, fromBlocks, transactions) : fromBlocks
+          return {
+            mc_seqno: mcSeqno,
+            mc_block: toBlockRecord(xs[0]!.header, mcSeqno, w.mc.id.file_hash),
+            shard_blocks: w.blocks.slice(1).map((b, i) => toBlockRecord(xs[i + 1]!.header, mcSeqno, b.id.file_hash)),
+            shard_tops: w.shard_tops,
+            transactions,
+            ...states
+          } satisfies RawMasterchainBundle
+        }).pipe(
+          Effect.withSpan("upstream.bundle", {
+            attributes: { mcSeqno, source: "liteserver" }
+          })
+        )
+
+  return {
+    head,
+    bundle,
+    bundleFiles: deferred ? bundleFiles : undefined,
+    block,
+    mcId,
+    accountLookups: lookup.lookups
+  }
 }
 
 export interface LiteserverUpstream extends UpstreamService {
@@ -247,10 +312,14 @@ export const makeLiteserverUpstream = (opts: LitePoolOptions & ReaderOptions) =>
       Effect.sync(() => makeLitePool(opts)),
       (p) => Effect.sync(() => p.close())
     )
-    const reader = makeLiteserverReader(pool, { accountStates: opts.accountStates ?? "off" })
+    const reader = makeLiteserverReader(pool, {
+      accountStates: opts.accountStates ?? "off",
+      blockFiles: opts.blockFiles ?? false
+    })
     return {
       head: reader.head,
       bundle: reader.bundle,
+      ...(reader.bundleFiles === undefined ? {} : { bundleFiles: reader.bundleFiles }),
       requests: pool.requests,
       accountLookups: reader.accountLookups,
       pool
@@ -291,6 +360,8 @@ export const liteserverFromSettings = (s: LiteserverSettings) =>
       rps: s.rps,
       timeoutMs: s.timeoutMs,
       retries: s.retries,
-      accountStates: s.accountStates
+      accountStates: s.accountStates,
+      // the producer's decode workers read the blocks whole; this thread reads only their headers
+      blockFiles: true
     })
   })

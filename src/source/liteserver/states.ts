@@ -23,7 +23,9 @@ export const NO_STATES: BundleStates = { account_states: [], code_hashes: {} }
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
 
 /** States of every block of a bundle (any order); the newest block of an account (by end lt) gives its code hash. */
-export const bundleStates = (blocks: ReadonlyArray<ExtractedBlock>): BundleStates => {
+export const bundleStates = (
+  blocks: ReadonlyArray<Pick<ExtractedBlock, "states"> & { readonly header: { readonly end_lt: string } }>
+): BundleStates => {
   const byHash = new Map<HashB64, AccountStateRecord>()
   const finalState = new Map<RawAddress, { lt: bigint; state: AccountStateRecord }>()
   for (const b of blocks) {

@@ -60,8 +60,13 @@ export class CellStore {
     this.cap = cap
   }
 
-  /** Reads the cells of a BOC (no hashing yet); throws OutsideFastPath for anything but the node's plain form. */
-  parse(buf: Uint8Array): void {
+  /**
+   * Reads the cells of a BOC (no hashing yet); throws OutsideFastPath for anything but the node's plain form.
+   * `anyCells` also takes exotic cells of every kind and level (a whole block: its state update is a Merkle update
+   * over pruned branches) and skips the CRC, for a reader of bytes already checked by their sha256 that opens only
+   * ordinary cells (Cursor.open refuses an exotic one) and never hashes them.
+   */
+  parse(buf: Uint8Array, anyCells = false): void {
     this.count = 0
     const len = buf.length
     if (len < 6) outside("short")
@@ -69,7 +74,8 @@ export class CellStore {
     const flags = buf[4]!
     const size = flags & 7
     const offSize = buf[5]!
-    if ((flags & 0x38) !== 0 || size < 1 || size > 4 || offSize < 1 || offSize > 8) outside("flags")
+    // cache bits (0x20) only mark index entries, which a reader that scans every cell never uses
+    if ((flags & (anyCells ? 0x18 : 0x38)) !== 0 || size < 1 || size > 4 || offSize < 1 || offSize > 8) outside("flags")
     const hasIdx = (flags & 0x80) !== 0
     const hasCrc = (flags & 0x40) !== 0
     let p = 6
@@ -87,7 +93,7 @@ export class CellStore {
     const dataStart = p
     const dataEnd = p + totalCellsSize
     if (dataEnd + (hasCrc ? 4 : 0) !== len) outside("length")
-    if (hasCrc) {
+    if (hasCrc && !anyCells) {
       const stored = (buf[len - 4]! | (buf[len - 3]! << 8) | (buf[len - 2]! << 16) | (buf[len - 1]! << 24)) >>> 0
       if (crc32cRange(buf, 0, len - 4) !== stored) outside("crc")
     }
@@ -101,7 +107,10 @@ export class CellStore {
       const d2 = buf[p + 1]!
       const nRefs = d1 & 7
       // Level bits, stored hashes and more than four refs are not what the node writes for a transaction.
-      if (d1 > 15 || nRefs > 4) outside("descriptor")
+      if ((anyCells ? 0 : d1 > 15) || nRefs > 4) outside("descriptor")
+      // A cell written with its hashes and depths (one of each per level of its mask, and the representation's)
+      // keeps its data after them: `off` then points two bytes before the data, where only Cursor looks.
+      if ((d1 & 16) !== 0) p += hashesOf(d1 >> 5) * 34
       const bytes = (d2 + 1) >> 1
       const end = p + 2 + bytes
       if (end + nRefs * size > dataEnd) outside("cell data")
@@ -124,7 +133,8 @@ export class CellStore {
         refs[i * 4 + r] = ref
         q += size
       }
-      if ((d1 & 8) !== 0) {
+      if ((d1 & 8) !== 0 && anyCells) exotic[i] = 1
+      else if ((d1 & 8) !== 0) {
         // Library cells (state inits of library-backed contracts) are the one exotic kind taken here.
         if (nBits !== 264 || nRefs !== 0 || buf[p + 2] !== 2) outside("exotic cell")
         exotic[i] = 1
@@ -245,6 +255,9 @@ export class CellStore {
     return this.hashes.toString("base64", i * 32, i * 32 + 32)
   }
 }
+
+const hashesOf = (levelMask: number): number =>
+  1 + (levelMask & 1) + ((levelMask >> 1) & 1) + ((levelMask >> 2) & 1)
 
 const readN = (buf: Uint8Array, at: number, n: number): number => {
   let v = 0

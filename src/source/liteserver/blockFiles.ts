@@ -1,0 +1,92 @@
+/**
+ * A liteserver bundle handed on as the block files it was read from: the reader checks each file's sha256 and reads
+ * its header (src/ton/fast/blockHeader.ts) to walk the shards, and whoever decodes the bundle (a decode worker) reads
+ * each block whole here, once, instead of the reader parsing every block and sending its transactions on as BOCs.
+ * Invariant: completeBlockFiles gives the bundle the reader gives without block files, record for record, and fails
+ * with the reader's own malformed-block messages (less the server's name) where the reader would.
+ */
+import { Either } from "effect"
+import { type ExtractedBlock, extractBlock, toBlockRecord } from "../../ton/block.js"
+import type { BlockIdExt, BlockRecord } from "../../ton/record.js"
+import { blockKey } from "../shard.js"
+import { type RawMasterchainBundle, type RawTransaction, UpstreamError } from "../types.js"
+import { type BundleStates, bundleStates, NO_STATES } from "./states.js"
+
+/** A block's file (its bytes, whose sha256 is the id's file hash) and the id it was asked by. */
+export interface BlockFile {
+  readonly id: BlockIdExt
+  readonly data: Uint8Array
+}
+
+export interface BlockFilesBundle {
+  readonly mc_seqno: number
+  /** The masterchain block first, then the shard blocks it commits, in the bundle's order. */
+  readonly blocks: ReadonlyArray<BlockFile>
+  readonly shard_tops: ReadonlyArray<BlockIdExt>
+  /** "block": account states and code hashes from the blocks' state updates; "off": none. */
+  readonly states: "off" | "block"
+}
+
+const malformed = (message: string) => new UpstreamError({ reason: "malformed", message })
+
+/** The transactions of a block as a raw bundle lists them. */
+export const transactionsOf = (id: BlockIdExt, x: ExtractedBlock): Array<RawTransaction> =>
+  x.transactions.map((t) => ({ block: id, account: t.account, lt: t.lt, hash: t.hash, boc: t.boc }))
+
+/** A block file read whole and checked against its id (the reader checked the file hash and the header's id). */
+export const readBlockFile = (f: BlockFile): Either.Either<ExtractedBlock, UpstreamError> => {
+  const id = f.id
+  const x = extractBlock(f.data)
+  if (Either.isLeft(x)) return Either.left(malformed(`block ${blockKey(id)}: ${x.left.message}`))
+  const h = x.right.header
+  if (h.root_hash !== id.root_hash) return Either.left(malformed(`root hash of ${blockKey(id)} is ${h.root_hash}`))
+  if (h.workchain !== id.workchain || h.shard !== id.shard || h.seqno !== id.seqno) {
+    return Either.left(malformed(`block ${blockKey(id)} says it is ${h.workchain}:${h.shard}:${h.seqno}`))
+  }
+  return Either.right(x.right)
+}
+
+/** Blocks of a bundle read whole: their records, transactions (in order) and what their state updates hold. */
+export interface ReadBlocks {
+  readonly blocks: ReadonlyArray<BlockRecord>
+  readonly transactions: ReadonlyArray<RawTransaction>
+  /** Per block, its end lt and states: bundleStates over every part's gives the bundle's (empty when "off"). */
+  readonly states: ReadonlyArray<Pick<ExtractedBlock, "states"> & { readonly header: { readonly end_lt: string } }>
+}
+
+/** A run of a bundle's block files read whole (a big bundle is read in runs, each on a worker). */
+export const readBlockFiles = (
+  files: ReadonlyArray<BlockFile>,
+  mcSeqno: number,
+  states: BlockFilesBundle["states"]
+): Either.Either<ReadBlocks, UpstreamError> => {
+  const blocks: Array<BlockRecord> = []
+  const transactions: Array<RawTransaction> = []
+  const stateParts: Array<ReadBlocks["states"][number]> = []
+  for (const f of files) {
+    const x = readBlockFile(f)
+    if (Either.isLeft(x)) return Either.left(x.left)
+    blocks.push(toBlockRecord(x.right.header, mcSeqno, f.id.file_hash))
+    for (const t of transactionsOf(f.id, x.right)) transactions.push(t)
+    if (states === "block") stateParts.push({ header: { end_lt: x.right.header.end_lt }, states: x.right.states })
+  }
+  return Either.right({ blocks, transactions, states: stateParts })
+}
+
+/** The raw bundle from the parts read from its block files, in order. */
+export const joinBlockFiles = (b: BlockFilesBundle, parts: ReadonlyArray<ReadBlocks>): RawMasterchainBundle => {
+  const blocks = parts.flatMap((p) => p.blocks)
+  const bundled: BundleStates = b.states === "off" ? NO_STATES : bundleStates(parts.flatMap((p) => p.states))
+  return {
+    mc_seqno: b.mc_seqno,
+    mc_block: blocks[0]!,
+    shard_blocks: blocks.slice(1),
+    shard_tops: b.shard_tops,
+    transactions: parts.flatMap((p) => p.transactions),
+    ...bundled
+  }
+}
+
+/** The raw bundle of block files: every block read whole, once. */
+export const completeBlockFiles = (b: BlockFilesBundle): Either.Either<RawMasterchainBundle, UpstreamError> =>
+  Either.map(readBlockFiles(b.blocks, b.mc_seqno, b.states), (part) => joinBlockFiles(b, [part]))

@@ -1,0 +1,74 @@
+/**
+ * The header reader over block files (src/ton/fast/blockHeader.ts) against extractBlock, the reference: every real
+ * block of test/fixtures/real/blocks (mainnet and testnet, with their Merkle state updates), and every block file the
+ * fake liteserver serves for the fixtures chain and a generated chain with splits and merges.
+ */
+import fs from "node:fs"
+import path from "node:path"
+import { Either } from "effect"
+import { describe, expect, it } from "vitest"
+import { extractBlock } from "../../../src/ton/block.js"
+import { scanBlockHeader } from "../../../src/ton/fast/blockHeader.js"
+import { OutsideFastPath } from "../../../src/ton/fast/cells.js"
+import { generateChain } from "../../../tools/fake/generate.js"
+import { withBlockFiles } from "../../../tools/fake/liteserver/blocks.js"
+import { fixturesChain } from "../../../tools/fake/server.js"
+import { listReal, REAL } from "./support.js"
+
+const realBlocks = listReal("blocks")
+  .filter((f) => /\.(boc|hex\.txt|b64\.txt)$/.test(f))
+  .map((f): [string, Uint8Array] => {
+    const full = path.join(REAL, "blocks", f)
+    if (f.endsWith(".boc")) return [f, fs.readFileSync(full)]
+    const text = fs.readFileSync(full, "utf8").trim()
+    return [f, Buffer.from(text, f.endsWith(".hex.txt") ? "hex" : "base64")]
+  })
+
+const reference = (bytes: Uint8Array) => {
+  const x = extractBlock(bytes)
+  if (Either.isLeft(x)) throw new Error(x.left.message)
+  const { root_hash: _r, file_hash: _f, tx_count: _t, ...rest } = x.right.header
+  return rest
+}
+
+describe("scanBlockHeader", () => {
+  it("reads every real block's header as extractBlock does", () => {
+    expect(realBlocks.length).toBeGreaterThanOrEqual(10)
+    let masterchain = 0
+    for (const [name, bytes] of realBlocks) {
+      const want = reference(bytes)
+      expect(scanBlockHeader(bytes), name).toEqual(want)
+      if (want.shards !== null) masterchain++
+    }
+    expect(masterchain).toBeGreaterThan(0)
+  })
+
+  it("reads every block file of the fixtures chain and a generated chain as extractBlock does", () => {
+    const generated = generateChain({ seed: 7, mcBlocks: 16, txPerBlock: 3, maxShards: 8, splitChance: 0.4, mergeChance: 0.3 })
+    let n = 0
+    let merges = 0
+    for (const lite of [withBlockFiles(fixturesChain()), withBlockFiles(generated)]) {
+      for (const [key, bytes] of lite.files) {
+        const got = scanBlockHeader(bytes)
+        expect(got, key).toEqual(reference(bytes))
+        if (got.after_merge) merges++
+        n++
+      }
+    }
+    expect(n).toBeGreaterThan(50)
+    expect(merges).toBeGreaterThan(0)
+  })
+
+  it("throws on what is not a block, and on a damaged one", () => {
+    const [, bytes] = realBlocks.find(([f]) => f.startsWith("mainnet__-1_"))!
+    expect(() => scanBlockHeader(new Uint8Array([1, 2, 3]))).toThrow(OutsideFastPath)
+    const tagless = Buffer.from(bytes)
+    // the root cell's data starts with the block tag: change it and the reader refuses, as extractBlock does
+    const at = tagless.indexOf(Buffer.from([0x11, 0xef, 0x55, 0xaa]))
+    expect(at).toBeGreaterThan(0)
+    tagless[at] = 0x12
+    expect(() => scanBlockHeader(tagless)).toThrow("missing block#11ef55aa tag")
+    expect(Either.isLeft(extractBlock(tagless))).toBe(true)
+    expect(() => scanBlockHeader(bytes.subarray(0, bytes.length - 10))).toThrow(OutsideFastPath)
+  })
+})
