@@ -12,20 +12,17 @@ import { installFastCellHash } from "../ton/fastHash.js"
 import { Either } from "effect"
 import {
   assembleBundle,
+  type Assembled,
   deadBundle,
   decodeTransactions,
+  finishBundle,
   pipelineDecode,
   prepare,
   type Decoded,
   type Prepared
 } from "./assemble.js"
-import {
-  type BlockFile,
-  type BlockFilesBundle,
-  completeBlockFiles,
-  readBlockFiles,
-  type ReadBlocks
-} from "../source/liteserver/blockFiles.js"
+import { type BlockFile, type BlockFilesBundle, joinBlockFiles } from "../source/liteserver/blockFiles.js"
+import { decodeBlockFiles, type DecodedBlocks } from "./blockFiles.js"
 import type { UpstreamError } from "../source/types.js"
 
 export type DecodeRequest =
@@ -55,7 +52,7 @@ export type DecodeReply =
       readonly id: number
       readonly op: "files-slice"
       /** The blocks read (their transactions decoded), or why one of them could not be read. */
-      readonly read: { readonly blocks: Omit<ReadBlocks, "transactions">; readonly decoded: Decoded } | string
+      readonly read: DecodedBlocks | string
       readonly cpu: StageCpu
     }
 
@@ -78,49 +75,45 @@ if (port === null) throw new Error("decodeWorker runs only as a worker thread")
 // Each thread has its own copy of @ton/core, so the faster cell code is installed here as on the main thread.
 installFastCellHash()
 
-/** The bundle's Kafka record, or its block's dead letter when a block file does not read (as the reader would fail). */
-const prepareRaw = (raw: Either.Either<RawMasterchainBundle, UpstreamError>, mcSeqno: number, network: string) => {
+/** CPU of `f` on this thread, beside its result. */
+const timed = <A>(f: () => A): [A, number] => {
   const t0 = threadCpuSeconds()
-  if (Either.isLeft(raw)) {
-    const prepared = deadBundle(network, mcSeqno, `upstream_${raw.left.reason}`, raw.left.message)
-    return { prepared, cpu: { decode: threadCpuSeconds() - t0, encode: 0 } }
-  }
-  const assembled = assembleBundle(raw.right, network, pipelineDecode)
-  const t1 = threadCpuSeconds()
-  const prepared = prepare(assembled)
-  return { prepared, cpu: { decode: t1 - t0, encode: threadCpuSeconds() - t1 } }
+  const a = f()
+  return [a, threadCpuSeconds() - t0]
 }
 
+/** The bundle of block files decoded, or why a block file does not read. */
+const fromFiles = (b: BlockFilesBundle, network: string): Either.Either<Assembled, UpstreamError> =>
+  Either.map(decodeBlockFiles(b.blocks, b.mc_seqno, b.states, network), (d) =>
+    finishBundle(joinBlockFiles(b, [{ ...d.blocks, transactions: [] }]), network, d.decoded)
+  )
+
 port.on("message", (req: DecodeRequest) => {
-  const t0 = threadCpuSeconds()
   if (req.op === "bundle" || req.op === "files") {
-    const raw = req.op === "bundle" ? Either.right(req.raw) : completeBlockFiles(req.files)
-    const mcSeqno = req.op === "bundle" ? req.raw.mc_seqno : req.files.mc_seqno
-    const t1 = threadCpuSeconds()
-    const done = prepareRaw(raw, mcSeqno, req.network)
-    const prepared = done.prepared
+    const [assembled, decode] = timed(() =>
+      req.op === "bundle" ? Either.right(assembleBundle(req.raw, req.network, pipelineDecode)) : fromFiles(req.files, req.network)
+    )
+    // a block file that does not read: the masterchain block's dead letter, as the reader's failure would give
+    const [prepared, encode] = timed(() =>
+      Either.isRight(assembled)
+        ? prepare(assembled.right)
+        : deadBundle(req.network, req.op === "files" ? req.files.mc_seqno : req.raw.mc_seqno, `upstream_${assembled.left.reason}`, assembled.left.message)
+    )
     const bundle = prepared.bundle === null ? null : { ...prepared.bundle, value: ownBytes(prepared.bundle.value) }
-    const cpu = { decode: t1 - t0 + done.cpu.decode, encode: done.cpu.encode }
-    const reply: DecodeReply = { id: req.id, op: "bundle", prepared: { ...prepared, bundle }, cpu }
+    const reply: DecodeReply = { id: req.id, op: "bundle", prepared: { ...prepared, bundle }, cpu: { decode, encode } }
     port.postMessage(reply, bundle === null ? [] : [bundle.value.buffer as ArrayBuffer])
   } else if (req.op === "files-slice") {
-    const read = readBlockFiles(req.blocks, req.mcSeqno, req.states)
-    const answer = Either.isLeft(read)
-      ? read.left.message
-      : {
-          blocks: { blocks: read.right.blocks, states: read.right.states },
-          decoded: decodeTransactions(read.right.transactions, req.mcSeqno, req.network, pipelineDecode)
-        }
+    const [read, decode] = timed(() => decodeBlockFiles(req.blocks, req.mcSeqno, req.states, req.network))
     const reply: DecodeReply = {
       id: req.id,
       op: "files-slice",
-      read: answer,
-      cpu: { decode: threadCpuSeconds() - t0, encode: 0 }
+      read: Either.isLeft(read) ? read.left.message : read.right,
+      cpu: { decode, encode: 0 }
     }
     port.postMessage(reply)
   } else {
-    const decoded = decodeTransactions(req.txs, req.mcSeqno, req.network, pipelineDecode)
-    const reply: DecodeReply = { id: req.id, op: "slice", decoded, cpu: { decode: threadCpuSeconds() - t0, encode: 0 } }
+    const [decoded, decode] = timed(() => decodeTransactions(req.txs, req.mcSeqno, req.network, pipelineDecode))
+    const reply: DecodeReply = { id: req.id, op: "slice", decoded, cpu: { decode, encode: 0 } }
     port.postMessage(reply)
   }
 })

@@ -5,6 +5,7 @@
  * Invariant: completeBlockFiles gives the bundle the reader gives without block files, record for record, and fails
  * with the reader's own malformed-block messages (less the server's name) where the reader would.
  */
+import { createHash } from "node:crypto"
 import { Either } from "effect"
 import { type ExtractedBlock, extractBlock, toBlockRecord } from "../../ton/block.js"
 import type { BlockIdExt, BlockRecord } from "../../ton/record.js"
@@ -33,9 +34,11 @@ const malformed = (message: string) => new UpstreamError({ reason: "malformed", 
 export const transactionsOf = (id: BlockIdExt, x: ExtractedBlock): Array<RawTransaction> =>
   x.transactions.map((t) => ({ block: id, account: t.account, lt: t.lt, hash: t.hash, boc: t.boc }))
 
-/** A block file read whole and checked against its id (the reader checked the file hash and the header's id). */
+/** A block file read whole and checked against its id, as the reader checks an answer. */
 export const readBlockFile = (f: BlockFile): Either.Either<ExtractedBlock, UpstreamError> => {
   const id = f.id
+  const fileHash = createHash("sha256").update(f.data).digest("base64")
+  if (fileHash !== id.file_hash) return Either.left(malformed(`file hash of ${blockKey(id)} is ${fileHash}`))
   const x = extractBlock(f.data)
   if (Either.isLeft(x)) return Either.left(malformed(`block ${blockKey(id)}: ${x.left.message}`))
   const h = x.right.header

@@ -63,8 +63,9 @@ export class CellStore {
   /**
    * Reads the cells of a BOC (no hashing yet); throws OutsideFastPath for anything but the node's plain form.
    * `anyCells` also takes exotic cells of every kind and level (a whole block: its state update is a Merkle update
-   * over pruned branches) and skips the CRC, for a reader of bytes already checked by their sha256 that opens only
-   * ordinary cells (Cursor.open refuses an exotic one) and never hashes them.
+   * over pruned branches), cells written with their hashes (kept as if written without) and skips the CRC, for a
+   * reader of bytes already checked by their sha256. `exotic` then marks an exotic cell other than a library 2
+   * (Cursor.open refuses to read it) and an ordinary cell with level bits 3 (readable); hashSubtrees refuses both.
    */
   parse(buf: Uint8Array, anyCells = false): void {
     this.count = 0
@@ -108,11 +109,11 @@ export class CellStore {
       const nRefs = d1 & 7
       // Level bits, stored hashes and more than four refs are not what the node writes for a transaction.
       if ((anyCells ? 0 : d1 > 15) || nRefs > 4) outside("descriptor")
-      // A cell written with its hashes and depths (one of each per level of its mask, and the representation's)
-      // keeps its data after them: `off` then points two bytes before the data, where only Cursor looks.
-      if ((d1 & 16) !== 0) p += hashesOf(d1 >> 5) * 34
+      // A cell written with its hashes and depths (one of each per level of its mask, and the representation's; the
+      // node stores them for the cells that head heavy subtrees) keeps its data after them.
+      const stored = (d1 & 16) !== 0 ? hashesOf(d1 >> 5) * 34 : 0
       const bytes = (d2 + 1) >> 1
-      const end = p + 2 + bytes
+      const end = p + 2 + stored + bytes
       if (end + nRefs * size > dataEnd) outside("cell data")
       let nBits = bytes * 8
       if ((d2 & 1) !== 0) {
@@ -122,10 +123,21 @@ export class CellStore {
         if (last === 0 || last === 0x80) outside("padding")
         nBits -= 1 + ctz8(last)
       }
-      off[i] = p
+      if (stored === 0) {
+        off[i] = p
+        src[i] = buf
+      } else {
+        // descriptor and data of their own, as the cell would be written without its hashes: hashed, read and
+        // written again as any other cell
+        const own = new Uint8Array(2 + bytes)
+        own[0] = d1 & ~16
+        own[1] = d2
+        own.set(buf.subarray(p + 2 + stored, end), 2)
+        off[i] = 0
+        src[i] = own
+      }
       bits[i] = nBits
       refCount[i] = nRefs
-      src[i] = buf
       let q = end
       for (let r = 0; r < nRefs; r++) {
         const ref = readN(buf, q, size)
@@ -133,7 +145,9 @@ export class CellStore {
         refs[i * 4 + r] = ref
         q += size
       }
-      if ((d1 & 8) !== 0 && anyCells) exotic[i] = 1
+      const dataAt = end - bytes
+      if (anyCells && (d1 & 8) !== 0) exotic[i] = (d1 & 0xe0) === 0 && nBits === 264 && nRefs === 0 && buf[dataAt] === 2 ? 1 : 2
+      else if (anyCells && (d1 & 0xe0) !== 0) exotic[i] = 3
       else if ((d1 & 8) !== 0) {
         // Library cells (state inits of library-backed contracts) are the one exotic kind taken here.
         if (nBits !== 264 || nRefs !== 0 || buf[p + 2] !== 2) outside("exotic cell")
@@ -155,13 +169,56 @@ export class CellStore {
     if (this.hasDuplicateHash()) outside("duplicate cells")
   }
 
+  private mark = new Int32Array(0)
+  private markStamp = 0
+
+  /**
+   * Hashes every cell under the given roots (a block's transactions, parsed with `anyCells`), each once, children
+   * before parents; throws OutsideFastPath when one of them is not a plain cell (exotic 2) or two have one hash.
+   */
+  hashSubtrees(roots: ArrayLike<number>, n: number): void {
+    if (this.mark.length < this.bocCells) {
+      this.mark = new Int32Array(Math.max(this.bocCells, this.mark.length * 2))
+      this.markStamp = 0
+    }
+    if (++this.markStamp === 0x7fffffff) {
+      this.mark.fill(0)
+      this.markStamp = 1
+    }
+    const { mark, markStamp: stamp, refs, refCount, exotic } = this
+    const cells: Array<number> = []
+    const stack: Array<number> = []
+    for (let r = 0; r < n; r++) {
+      const root = roots[r]!
+      if (mark[root] === stamp) continue
+      mark[root] = stamp
+      stack.push(root)
+      while (stack.length > 0) {
+        const c = stack.pop()!
+        if (exotic[c]! >= 2) outside("exotic or higher-level cell in a transaction")
+        cells.push(c)
+        for (let k = 0; k < refCount[c]!; k++) {
+          const child = refs[c * 4 + k]!
+          if (mark[child] !== stamp) {
+            mark[child] = stamp
+            stack.push(child)
+          }
+        }
+      }
+    }
+    // refs point to higher indices in a BOC: from the highest down, children come first
+    cells.sort((a, b) => b - a)
+    for (const c of cells) this.hashCell(c)
+    if (this.hasDuplicateHash(cells)) outside("duplicate cells")
+  }
+
   // Open addressing by the first 32 bits of the hash: slot -> cell index + 1, valid where `slotStamp` is current.
   private slots = new Int32Array(0)
   private slotStamp = new Int32Array(0)
   private stamp = 0
 
-  private hasDuplicateHash(): boolean {
-    const n = this.bocCells
+  private hasDuplicateHash(among?: ReadonlyArray<number>): boolean {
+    const n = among === undefined ? this.bocCells : among.length
     if (n < 2) return false
     let size = 64
     while (size < n * 2) size *= 2
@@ -176,7 +233,8 @@ export class CellStore {
     }
     const { slots, slotStamp, stamp, hashes } = this
     const mask = size - 1
-    for (let i = 0; i < n; i++) {
+    for (let j = 0; j < n; j++) {
+      const i = among === undefined ? j : among[j]!
       const h = i * 32
       let s = ((hashes[h]! << 24) | (hashes[h + 1]! << 16) | (hashes[h + 2]! << 8) | hashes[h + 3]!) & mask
       while (slotStamp[s] === stamp) {

@@ -63,6 +63,101 @@ export const decodeTransactionFast = (
 }
 
 /**
+ * Every transaction of a block file, in the block's order (account, then lt), decoded where the block's bytes hold
+ * it: the transaction cells are hashed once and each transaction's BOC is written from them, with no BOC per
+ * transaction to parse and hash again. Undefined when any part of the block is outside the fast path (a transaction
+ * holding an exotic or higher-level cell, a construct this reader does not take): the caller then reads the block
+ * with extractBlock and decodes each transaction's BOC, so the records are the same either way.
+ */
+export const decodeBlockTransactionsFast = (
+  bytes: Uint8Array,
+  ctx: DecodeContext
+): Array<TransactionRecord> | undefined => {
+  try {
+    store.parse(bytes, true)
+    const roots = blockTransactionCells()
+    store.hashSubtrees(roots, roots.length)
+    const records: Array<TransactionRecord> = []
+    for (const r of roots) {
+      // cells cut out of the previous transaction are not part of this one
+      store.count = store.bocCells
+      store.root = r
+      contentCount = 0
+      records.push(readTransaction(serializeSubtreeBase64(store, r), ctx))
+    }
+    fastDecodeStats.fast += records.length
+    return records
+  } catch (e) {
+    countFallback(
+      e instanceof OutsideFastPath ? `block: ${e.why}` : `block: unexpected: ${e instanceof Error ? e.message : String(e)}`
+    )
+    return undefined
+  }
+}
+
+const labelBits = (n: number): number => Math.ceil(Math.log2(n + 1))
+
+/** Skips a CurrencyCollection: grams as VarUInteger 16, then the extra currencies' HashmapE 32. */
+const skipCurrencies = (cs: Cursor): void => {
+  cs.skip(cs.uint(4) * 8)
+  if (cs.bit()) cs.ref()
+}
+
+/**
+ * Visits the leaves of a HashmapAug with `n`-bit keys whose root is at the cursor's position, left (lower keys)
+ * first; the forks' augmentations are not read. `leaf` gets the cursor after the leaf's label.
+ */
+const walkAug = (cs: Cursor, n: number, leaf: (cs: Cursor) => void): void => {
+  let len = 0
+  if (!cs.bit()) {
+    while (cs.bit()) len++
+    if (len > n) outside("dict label")
+    cs.skip(len)
+  } else if (!cs.bit()) {
+    len = cs.uint(labelBits(n))
+    if (len > n) outside("dict label")
+    cs.skip(len)
+  } else {
+    cs.skip(1)
+    len = cs.uint(labelBits(n))
+    if (len > n) outside("dict label")
+  }
+  if (len === n) return leaf(cs)
+  const left = cs.ref()
+  const right = cs.ref()
+  walkAug(cs.open(left), n - len - 1, leaf)
+  walkAug(cs.open(right), n - len - 1, leaf)
+}
+
+/** The root cells of a block's transactions (ShardAccountBlocks of its BlockExtra), in the block's order. */
+const blockTransactionCells = (): Array<number> => {
+  const cs = main.open(store.root)
+  if (cs.uint(32) !== 0x11ef55aa) outside("not a block")
+  cs.skip(32)
+  cs.ref() // info
+  cs.ref() // value_flow
+  cs.ref() // state_update
+  const extra = cs.ref()
+  cs.open(extra)
+  if (cs.uint(32) !== 0x4a33f6fd) outside("not a block_extra")
+  cs.ref() // in_msg_descr
+  cs.ref() // out_msg_descr
+  cs.open(cs.ref())
+  const roots: Array<number> = []
+  if (!cs.bit()) return roots
+  walkAug(cs.open(cs.ref()), 256, (account) => {
+    skipCurrencies(account)
+    if (account.uint(4) !== 0x5) outside("AccountBlock tag")
+    account.skip(256)
+    walkAug(account, 64, (tx) => {
+      skipCurrencies(tx)
+      roots.push(tx.ref())
+    })
+  })
+  return roots
+}
+
+/**
  * The bytes of a base64 BOC the reference would accept (standard or url-safe alphabet, not mixed; see isBase64).
  * Node's decoder skips characters outside the alphabet, so the string is checked: an input that encodes back to
  * itself is canonical standard base64 (what upstream sends), which costs less than a scan of every character.

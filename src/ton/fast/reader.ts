@@ -64,7 +64,8 @@ export class Cursor {
   /** Points the cursor at cell `c` (an ordinary cell; exotic ones are not read as structures). */
   open(c: number): this {
     const s = this.store
-    if (s.exotic[c] === 1) outside("exotic cell read as a structure")
+    const kind = s.exotic[c]!
+    if (kind === 1 || kind === 2) outside("exotic cell read as a structure")
     this.cell = c
     this.buf = s.src[c]!
     this.base = (s.off[c]! + 2) * 8

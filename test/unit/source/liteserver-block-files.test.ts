@@ -4,6 +4,7 @@
  * on the fixtures chain (recorded real transactions in built blocks), a generated chain with splits and merges, and
  * the real mainnet blocks; a damaged block fails as the reader fails.
  */
+import { createHash } from "node:crypto"
 import fs from "node:fs"
 import path from "node:path"
 import { Effect, Either, Exit, Scope } from "effect"
@@ -161,7 +162,9 @@ describe("block files that do not read", () => {
     damaged[at] = 0x12
     const x = extractBlock(damaged)
     expect(Either.isLeft(x)).toBe(true)
-    const files: BlockFilesBundle = { mc_seqno: mcSeqno, blocks: [{ id: mcId, data: damaged }], shard_tops: [], states: "off" }
+    // as a server would serve it under the damaged file's own hash: the file hash check passes, the block does not read
+    const id = { ...mcId, file_hash: createHash("sha256").update(damaged).digest("base64") }
+    const files: BlockFilesBundle = { mc_seqno: mcSeqno, blocks: [{ id, data: damaged }], shard_tops: [], states: "off" }
     const failed = completeBlockFiles(files)
     expect(Either.isLeft(failed) && failed.left.reason).toBe("malformed")
     const message = `block -1:-9223372036854775808:${mcSeqno}: ${Either.isLeft(x) ? x.left.message : ""}`
@@ -175,12 +178,13 @@ describe("block files that do not read", () => {
     }
   })
 
-  it("a file whose root hash is not the id's fails with the root hash it has", () => {
-    const other = lite.chain.blocks.get(mcKey(mcSeqno + 1))!
-    const read = readBlockFile({ id: mcId, data: lite.files.get(mcKey(mcSeqno + 1))! })
-    expect(Either.isLeft(read) && read.left.message).toBe(
-      `root hash of -1:-9223372036854775808:${mcSeqno} is ${other.record.id.root_hash}`
-    )
+  it("another block's file fails with the file hash it has, and a file of the id's hash with a wrong root hash", () => {
+    const otherData = lite.files.get(mcKey(mcSeqno + 1))!
+    const other = lite.chain.blocks.get(mcKey(mcSeqno + 1))!.record.id
+    const read = readBlockFile({ id: mcId, data: otherData })
+    expect(Either.isLeft(read) && read.left.message).toBe(`file hash of ${mcKey(mcSeqno)} is ${other.file_hash}`)
+    const wrongRoot = readBlockFile({ id: { ...mcId, root_hash: other.root_hash }, data: good })
+    expect(Either.isLeft(wrongRoot) && wrongRoot.left.message).toBe(`root hash of ${mcKey(mcSeqno)} is ${mcId.root_hash}`)
   })
 
   it("real mainnet blocks read from their files as extractBlock reads them", () => {

@@ -1,5 +1,6 @@
 /**
- * The header reader over block files (src/ton/fast/blockHeader.ts) against extractBlock, the reference: every real
+ * The header reader over block files (src/ton/fast/blockHeader.ts) and the block-wide transaction decoder
+ * (decodeBlockTransactionsFast) against extractBlock and @ton/core's decoding, the references: every real
  * block of test/fixtures/real/blocks (mainnet and testnet, with their Merkle state updates), and every block file the
  * fake liteserver serves for the fixtures chain and a generated chain with splits and merges.
  */
@@ -9,11 +10,13 @@ import { Either } from "effect"
 import { describe, expect, it } from "vitest"
 import { extractBlock } from "../../../src/ton/block.js"
 import { scanBlockHeader } from "../../../src/ton/fast/blockHeader.js"
+import { decodeBlockTransactionsFast, decodeTransactionFast } from "../../../src/ton/fast/decode.js"
+import { decodeTransaction } from "../../../src/ton/decode.js"
 import { OutsideFastPath } from "../../../src/ton/fast/cells.js"
 import { generateChain } from "../../../tools/fake/generate.js"
 import { withBlockFiles } from "../../../tools/fake/liteserver/blocks.js"
 import { fixturesChain } from "../../../tools/fake/server.js"
-import { listReal, REAL } from "./support.js"
+import { listReal, ok, REAL } from "./support.js"
 
 const realBlocks = listReal("blocks")
   .filter((f) => /\.(boc|hex\.txt|b64\.txt)$/.test(f))
@@ -70,5 +73,52 @@ describe("scanBlockHeader", () => {
     expect(() => scanBlockHeader(tagless)).toThrow("missing block#11ef55aa tag")
     expect(Either.isLeft(extractBlock(tagless))).toBe(true)
     expect(() => scanBlockHeader(bytes.subarray(0, bytes.length - 10))).toThrow(OutsideFastPath)
+  })
+})
+
+describe("decodeBlockTransactionsFast", () => {
+  const ctxOf = (bytes: Uint8Array) => {
+    const h = reference(bytes)
+    return {
+      block: { workchain: h.workchain, shard: h.shard, seqno: h.seqno, root_hash: "r", file_hash: "f" },
+      mc_block_seqno: 7
+    }
+  }
+
+  it("decodes every real block's transactions where the block holds them, as @ton/core decodes their BOCs", () => {
+    let txs = 0
+    for (const [name, bytes] of realBlocks) {
+      const ctx = ctxOf(bytes)
+      const got = decodeBlockTransactionsFast(bytes, ctx)
+      const x = extractBlock(bytes)
+      if (Either.isLeft(x)) throw new Error(x.left.message)
+      const want = x.right.transactions.map((t) => ok(decodeTransaction(t.boc, ctx, { exoticBodies: "keep" })))
+      // the real blocks are read on this path (stored hashes, Merkle state updates and all), not left to the fallback
+      expect(got, name).toBeDefined()
+      expect(got, name).toEqual(want)
+      txs += want.length
+    }
+    expect(txs).toBeGreaterThan(1000)
+  })
+
+  it("decodes the fake liteserver's block files of the fixtures chain as the fast decoder decodes their BOCs", () => {
+    let txs = 0
+    for (const [key, bytes] of withBlockFiles(fixturesChain()).files) {
+      const ctx = ctxOf(bytes)
+      const x = extractBlock(bytes)
+      if (Either.isLeft(x)) throw new Error(x.left.message)
+      const want = x.right.transactions.map((t) => ok(decodeTransactionFast(t.boc, ctx, { exoticBodies: "keep" })))
+      expect(decodeBlockTransactionsFast(bytes, ctx), key).toEqual(want)
+      txs += want.length
+    }
+    expect(txs).toBeGreaterThan(100)
+  })
+
+  it("leaves a block it does not take to the caller", () => {
+    const [, bytes] = realBlocks.find(([f]) => f.startsWith("mainnet__-1_"))!
+    expect(decodeBlockTransactionsFast(bytes.subarray(0, 40), ctxOf(bytes))).toBeUndefined()
+    const tagless = Buffer.from(bytes)
+    tagless[tagless.indexOf(Buffer.from([0x4a, 0x33, 0xf6, 0xfd]))] = 0
+    expect(decodeBlockTransactionsFast(tagless, ctxOf(bytes))).toBeUndefined()
   })
 })
