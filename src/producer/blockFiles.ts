@@ -17,7 +17,8 @@ import {
 import type { UpstreamError } from "../source/types.js"
 import { toBlockRecord } from "../ton/block.js"
 import { scanBlockHeader } from "../ton/fast/blockHeader.js"
-import { decodeBlockTransactionsFast } from "../ton/fast/decode.js"
+import { decodeBlockTransactionsFast, lastBlockStateUpdate } from "../ton/fast/decode.js"
+import { blockStates } from "../ton/stateUpdate.js"
 import type { BlockRecord, TransactionRecord } from "../ton/record.js"
 import { decodeTransactions, pipelineDecode, type Decoded } from "./assemble.js"
 
@@ -29,8 +30,15 @@ export interface DecodedBlocks {
 /** The block's record and its transactions' records from the fast path, or undefined when the block is outside it. */
 const fast = (
   f: BlockFile,
-  mcSeqno: number
-): { readonly block: BlockRecord; readonly transactions: ReadonlyArray<TransactionRecord> } | undefined => {
+  mcSeqno: number,
+  withStates: boolean
+):
+  | {
+      readonly block: BlockRecord
+      readonly transactions: ReadonlyArray<TransactionRecord>
+      readonly states: ReadBlocks["states"][number] | undefined
+    }
+  | undefined => {
   const id = f.id
   // the reader checked this hash; it is checked again so that what is decoded here is the file of `id`
   if (createHash("sha256").update(f.data).digest("base64") !== id.file_hash) return undefined
@@ -43,14 +51,23 @@ const fast = (
   if (header.workchain !== id.workchain || header.shard !== id.shard || header.seqno !== id.seqno) return undefined
   const transactions = decodeBlockTransactionsFast(f.data, { block: id, mc_block_seqno: mcSeqno })
   if (transactions === undefined) return undefined
+  let states: ReadBlocks["states"][number] | undefined
+  if (withStates) {
+    try {
+      const { stateUpdate, accounts } = lastBlockStateUpdate()
+      states = { header: { end_lt: header.end_lt }, states: blockStates(stateUpdate, header.workchain, accounts) }
+    } catch {
+      return undefined
+    }
+  }
   // the file hash vouches for the root hash: the file is the block whose id names both
   const summary = { ...header, root_hash: id.root_hash, file_hash: id.file_hash, tx_count: transactions.length }
-  return { block: toBlockRecord(summary, mcSeqno, id.file_hash), transactions }
+  return { block: toBlockRecord(summary, mcSeqno, id.file_hash), transactions, states }
 }
 
 /**
- * A run of a bundle's block files decoded (a big bundle is decoded in runs, each on a worker). With account states
- * every block is read whole: its state update is read with @ton/core.
+ * A run of a bundle's block files decoded (a big bundle is decoded in runs, each on a worker). Account states come
+ * from the state update built as @ton/core cells from the block's own (stateUpdate.ts reads them as extractBlock does).
  */
 export const decodeBlockFiles = (
   files: ReadonlyArray<BlockFile>,
@@ -63,9 +80,10 @@ export const decodeBlockFiles = (
   const transactions: Array<TransactionRecord> = []
   const deadLetters: Array<Decoded["deadLetters"][number]> = []
   for (const f of files) {
-    const quick = states === "off" ? fast(f, mcSeqno) : undefined
+    const quick = fast(f, mcSeqno, states === "block")
     if (quick !== undefined) {
       blocks.push(quick.block)
+      if (quick.states !== undefined) stateParts.push(quick.states)
       for (const t of quick.transactions) transactions.push(t)
       continue
     }

@@ -6,6 +6,7 @@
  * Invariant: decodeTransactionFast(b, c, o) deep-equals decodeTransaction(b, c, o), key order included, for every
  * input, and fails with the same DecodeError, because every failure is the reference decoder's own.
  */
+import { BitString, Cell } from "@ton/core"
 import { Either } from "effect"
 import { isBase64 } from "../boc.js"
 import { decodeTransaction, type DecodeContext, type DecodeOptions } from "../decode.js"
@@ -75,6 +76,8 @@ export const decodeBlockTransactionsFast = (
 ): Array<TransactionRecord> | undefined => {
   try {
     store.parse(bytes, true)
+    blockRoot = store.root
+    accountsChanged.length = 0
     const roots = blockTransactionCells()
     store.hashSubtrees(roots, roots.length)
     const records: Array<TransactionRecord> = []
@@ -93,6 +96,48 @@ export const decodeBlockTransactionsFast = (
     )
     return undefined
   }
+}
+
+// The block the last decodeBlockTransactionsFast read, and the accounts (upper-case hex) its transactions are of.
+let blockRoot = -1
+const accountsChanged: Array<string> = []
+const accountId = Buffer.alloc(32)
+
+/**
+ * What the block decodeBlockTransactionsFast just decoded (and nothing since) holds beside its transactions: its
+ * state update as a @ton/core cell (built from the block's cells, hashed by @ton/core, for the reader of account
+ * states) and the accounts with transactions, as extractBlock reports them.
+ */
+export const lastBlockStateUpdate = (): { readonly stateUpdate: Cell; readonly accounts: ReadonlySet<string> } => {
+  const root = blockRoot
+  if (root < 0) throw new Error("no block decoded")
+  const top = store.refs[root * 4 + 2]!
+  const cells: Array<number> = []
+  const seen = new Set<number>([top])
+  for (const stack = [top]; stack.length > 0; ) {
+    const c = stack.pop()!
+    cells.push(c)
+    for (let k = 0; k < store.refCount[c]!; k++) {
+      const child = store.refs[c * 4 + k]!
+      if (!seen.has(child)) {
+        seen.add(child)
+        stack.push(child)
+      }
+    }
+  }
+  // refs point to higher indices: from the highest down, a cell's children are built before it
+  cells.sort((a, b) => b - a)
+  const built = new Map<number, Cell>()
+  for (const c of cells) {
+    const at = store.off[c]! + 2
+    const n = store.bits[c]!
+    const data = Buffer.from(store.src[c]!.buffer, store.src[c]!.byteOffset + at, (n + 7) >> 3)
+    const refs: Array<Cell> = []
+    for (let k = 0; k < store.refCount[c]!; k++) refs.push(built.get(store.refs[c * 4 + k]!)!)
+    const kind = store.exotic[c]!
+    built.set(c, new Cell({ exotic: kind === 1 || kind === 2, bits: new BitString(data, 0, n), refs }))
+  }
+  return { stateUpdate: built.get(top)!, accounts: new Set(accountsChanged) }
 }
 
 const labelBits = (n: number): number => Math.ceil(Math.log2(n + 1))
@@ -148,7 +193,8 @@ const blockTransactionCells = (): Array<number> => {
   walkAug(cs.open(cs.ref()), 256, (account) => {
     skipCurrencies(account)
     if (account.uint(4) !== 0x5) outside("AccountBlock tag")
-    account.skip(256)
+    account.copy256(accountId, 0)
+    accountsChanged.push(accountId.toString("hex").toUpperCase())
     walkAug(account, 64, (tx) => {
       skipCurrencies(tx)
       roots.push(tx.ref())

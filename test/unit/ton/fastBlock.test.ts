@@ -10,7 +10,12 @@ import { Either } from "effect"
 import { describe, expect, it } from "vitest"
 import { extractBlock } from "../../../src/ton/block.js"
 import { scanBlockHeader } from "../../../src/ton/fast/blockHeader.js"
-import { decodeBlockTransactionsFast, decodeTransactionFast } from "../../../src/ton/fast/decode.js"
+import {
+  decodeBlockTransactionsFast,
+  decodeTransactionFast,
+  lastBlockStateUpdate
+} from "../../../src/ton/fast/decode.js"
+import { blockStates } from "../../../src/ton/stateUpdate.js"
 import { decodeTransaction } from "../../../src/ton/decode.js"
 import { OutsideFastPath } from "../../../src/ton/fast/cells.js"
 import { generateChain } from "../../../tools/fake/generate.js"
@@ -112,6 +117,20 @@ describe("decodeBlockTransactionsFast", () => {
       txs += want.length
     }
     expect(txs).toBeGreaterThan(100)
+  })
+
+  it("gives each real block's state update and accounts, whose states are extractBlock's", () => {
+    let states = 0
+    for (const [name, bytes] of realBlocks) {
+      const x = extractBlock(bytes)
+      if (Either.isLeft(x)) throw new Error(x.left.message)
+      expect(decodeBlockTransactionsFast(bytes, ctxOf(bytes)), name).toBeDefined()
+      const { stateUpdate, accounts } = lastBlockStateUpdate()
+      const h = x.right.header
+      expect(blockStates(stateUpdate, h.workchain, accounts), name).toEqual(x.right.states)
+      states += x.right.states.before.length + x.right.states.after.length
+    }
+    expect(states).toBeGreaterThan(10)
   })
 
   it("leaves a block it does not take to the caller", () => {
