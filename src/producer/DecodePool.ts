@@ -1,8 +1,10 @@
 /**
  * Decoding on every core: a scoped pool of worker threads (decodeWorker.ts) that turns raw bundles into encoded Kafka
  * records, so the main thread only fetches and sends. A bundle larger than `sliceTxs` is decoded in slices (on
- * several workers when there are) and finished (trace ids, encoding) here. Invariants: the result equals
- * `prepare(assembleBundle(raw, network, pipelineDecode))` byte for byte; a worker that dies fails every pending and
+ * several workers when there are) and finished (trace ids, encoding) here; so is a bundle of block files (the
+ * liteserver source) of more than `sliceBytes`, in runs of blocks. Invariants: the result equals
+ * `prepare(assembleBundle(raw, network, pipelineDecode))` byte for byte, for block files that of the raw bundle the
+ * reader would have made of them (completeBlockFiles); a worker that dies fails every pending and
  * later request with DecodePoolError (never a hang), and closing the scope terminates every thread. */
 import { Effect, Schema, type Scope } from "effect"
 import { createHash } from "node:crypto"
