@@ -30,7 +30,9 @@ export const liteserverLayer = (
         retries: opts.retries ?? 12,
         retryBaseMs: opts.retryBaseMs ?? 20,
         retryMaxMs: opts.retryMaxMs ?? 200,
-        rps: opts.rps
+        rps: opts.rps,
+        // as the runnables read: headers from the files, each block read whole once (here by `bundle` itself)
+        blockFiles: true
       }),
       (up): UpstreamService => ({ head: up.head, bundle: up.bundle })
     )
