@@ -165,7 +165,8 @@ describe("pipeline: the toncenter and liteserver sources store and serve the sam
         timeoutMs: 10_000
       })
     )
-    const viaLiteserver = await ingest("liteserver", liteserverLayer([liteserver]))
+    // as the runnables read: block files to the producer, whose decode worker reads each block whole
+    const viaLiteserver = await ingest("liteserver", liteserverLayer([liteserver], { files: true }))
     // each source really was used: toncenter answered headers, the liteserver whole blocks
     expect(toncenter.requests.filter((r) => r.endpoint === "getBlockTransactionsExt").length).toBeGreaterThan(0)
     expect(liteserver.requests.filter((r) => r.method === "getBlock").length).toBeGreaterThan(stats.blocks / 2)

@@ -14,6 +14,11 @@ export interface LiteTestOptions {
   readonly retryBaseMs?: number
   readonly retryMaxMs?: number
   readonly rps?: number
+  /**
+   * Offer the producer the bundles as block files (`bundleFiles`), as the runnables' source does: its decoder (a
+   * decode worker, when the run has them) reads each block whole. Off by default: `bundle` then reads them here.
+   */
+  readonly files?: boolean
 }
 
 /** The liteserver source over the given local liteservers, with retries quick enough for tests. */
@@ -34,12 +39,23 @@ export const liteserverLayer = (
         // as the runnables read: headers from the files, each block read whole once (here by `bundle` itself)
         blockFiles: true
       }),
-      (up): UpstreamService => ({ head: up.head, bundle: up.bundle })
+      (up): UpstreamService => ({
+        head: up.head,
+        bundle: up.bundle,
+        ...(opts.files === true && up.bundleFiles !== undefined ? { bundleFiles: up.bundleFiles } : {})
+      })
     )
   )
 
-/** The same layer's upstream with its bundles passed through `f` (a test's poison or kill on top of a source). */
+/**
+ * The same layer's upstream with its bundles passed through `f` (a test's poison or kill on top of a source). `f`
+ * sees `head` and `bundle` only: block files would bypass what it does to the bundles.
+ */
 export const mapUpstream = (
   layer: Layer.Layer<Upstream>,
   f: (svc: UpstreamService) => UpstreamService
-): Layer.Layer<Upstream> => Layer.effect(Upstream, Effect.map(Upstream, f)).pipe(Layer.provide(layer))
+): Layer.Layer<Upstream> =>
+  Layer.effect(
+    Upstream,
+    Effect.map(Upstream, (svc) => f({ head: svc.head, bundle: svc.bundle }))
+  ).pipe(Layer.provide(layer))
