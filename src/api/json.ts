@@ -29,9 +29,12 @@ export const goEscaped = (text: string): string =>
 
 export const goJson = (value: unknown): string => goEscaped(JSON.stringify(value))
 
+/** Go's map key order for the keys the API writes (ASCII: byte-wise ascending), as a sort comparator. */
+export const goKeyOrder = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
+
 /** A copy of a string-keyed map with keys in Go's map order (byte-wise ascending). */
 export const sortedRecord = <V>(entries: Iterable<readonly [string, V]>): Record<string, V> => {
-  const list = Array.from(entries).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  const list = Array.from(entries).sort(([a], [b]) => goKeyOrder(a, b))
   const out: Record<string, V> = {}
   for (const [k, v] of list) out[k] = v
   return out

@@ -6,7 +6,7 @@
  * printed as null; 64-bit quantities and `created_at` are strings, shard is "%X", opcode "0x%08x".
  */
 import { Cell } from "@ton/core"
-import { goEscaped, goJson } from "../api/json.js"
+import { goEscaped, goJson, goKeyOrder } from "../api/json.js"
 import { toFriendly } from "./address.js"
 import type {
   AccountStateRecord,
@@ -379,7 +379,7 @@ export const renderAddressBookOf = (
 ): Record<string, V3AddressBookEntry> => {
   const book: Record<string, V3AddressBookEntry> = {}
   const current = (opts.shape ?? "current") === "current"
-  for (const raw of [...addrs].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
+  for (const raw of [...addrs].sort(goKeyOrder)) {
     const code = codeHashes.get(raw)
     const entry = {
       user_friendly: toFriendly(raw, { bounceable: isBounceableByCode(code), testnet: opts.testnet }),
@@ -389,8 +389,6 @@ export const renderAddressBookOf = (
   }
   return book
 }
-
-const byteOrder = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
 
 /**
  * `goJson(renderAddressBookOf(addrs, codeHashes, opts))`, written as text straight away: one sort, no entry objects
@@ -404,7 +402,7 @@ export const renderAddressBookText = (
   opts: { readonly testnet: boolean; readonly shape?: V3Shape }
 ): string => {
   const current = (opts.shape ?? "current") === "current"
-  const sorted = [...addrs].sort(byteOrder)
+  const sorted = [...addrs].sort(goKeyOrder)
   let out = "{"
   let prev: string | undefined
   for (const raw of sorted) {
