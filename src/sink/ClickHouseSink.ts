@@ -269,15 +269,22 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
         const first = todo[0]!.bundle.mc_seqno
         const last = todo[todo.length - 1]!.bundle.mc_seqno
 
-        const parents = externalParents(todo.flatMap((i) => i.bundle.transactions))
-        const history = yield* historyLookup(parents, first)
-        const traced = assignTraceIds(
-          todo.map((i) => i.bundle.transactions),
-          { get: (h) => history.get(h) },
-          "own-hash",
-          (m, t) => cache.set(m, t)
-        )
-        const bundles = todo.map((i, k) => ({ ...i.bundle, transactions: traced[k]! }))
+        // Records this producer publishes carry their trace ids: a batch whose every transaction has one is written
+        // as it came, and the cache (which only spares storage lookups for transactions without one) learns nothing
+        // from it, so at volume it stays empty instead of churning through its bound in the old generation.
+        const untraced = todo.some((i) => i.bundle.transactions.some((t) => t.trace_id === null))
+        let bundles: Array<MasterchainBundle> = todo.map((i) => i.bundle)
+        if (untraced) {
+          const parents = externalParents(todo.flatMap((i) => i.bundle.transactions))
+          const history = yield* historyLookup(parents, first)
+          const traced = assignTraceIds(
+            todo.map((i) => i.bundle.transactions),
+            { get: (h) => history.get(h) },
+            "own-hash",
+            (m, t) => cache.set(m, t)
+          )
+          bundles = todo.map((i, k) => ({ ...i.bundle, transactions: traced[k]! }))
+        }
         const digest = batchDigest(bundles.map((bundle, k) => ({ bundle, digest: todo[k]!.digest })))
         const encoders = encodeRows(bundles)
         const rowCount = [...encoders.values()].reduce((n, e) => n + e.rows, 0)
