@@ -1,12 +1,17 @@
 /**
  * A bag of cells read straight from its bytes into flat typed arrays (no Cell object per cell), with cell hashes and
- * depths computed over the bytes the BOC already holds (SHA-256 in JS, no allocation per cell), and room for the few cells a decoder cuts out of others.
+ * depths computed over the bytes the BOC already holds (SHA-256 in WebAssembly, or the JS reference where it is
+ * unavailable; no allocation per cell), and room for the few cells a decoder cuts out of others.
  * Invariant: it accepts only the plain form the TON node writes (one root, level-0 cells, library cells as the only
  * exotic ones, exact length, valid CRC32C) and throws OutsideFastPath for anything else, so the caller can hand such
  * input to the reference decoder; every hash it computes equals @ton/core's representation hash of the same cell.
  */
 import { crc32cRange } from "../fastHash.js"
 import { sha256Into, sha256Scratch } from "./sha256.js"
+import { makeSha256Batch, type Sha256Batch } from "./sha256Wasm.js"
+
+/** Which SHA-256 hashes the cells: the WebAssembly one (where it loads) or the JS reference. */
+export type CellHasher = "wasm" | "js"
 
 /** Input the fast reader does not take on: the caller decodes it with the reference path instead. */
 export class OutsideFastPath extends Error {
@@ -39,6 +44,16 @@ export class CellStore {
   exotic = new Uint8Array(0)
   depth = new Int32Array(0)
   hashes = Buffer.alloc(0)
+  private readonly wasm: Sha256Batch | undefined
+
+  constructor(hasher: CellHasher = "wasm") {
+    this.wasm = hasher === "wasm" ? makeSha256Batch() : undefined
+  }
+
+  /** The hasher in use: "js" where WebAssembly is unavailable. */
+  get hasher(): CellHasher {
+    return this.wasm === undefined ? "js" : "wasm"
+  }
 
   private ensure(n: number): void {
     if (n <= this.cap) return
@@ -250,15 +265,22 @@ export class CellStore {
     return false
   }
 
-  /** Representation hash and depth of cell i (level 0): d1 d2 data, then the children's depths and hashes. */
+  /**
+   * Representation hash and depth of cell i (level 0): d1 d2 data, then the children's depths and hashes. The
+   * message is built where the hasher reads it (the wasm memory, or the JS scratch buffer); a call per cell costs
+   * little next to the hashing (the JS<->wasm crossing is tens of ns), so no batching across cells.
+   */
   private hashCell(i: number): void {
-    const s = sha256Scratch()
+    const w = this.wasm
     const o = this.off[i]!
     const src = this.src[i]!
     const head = 2 + ((src[o + 1]! + 1) >> 1)
-    for (let k = 0; k < head; k++) s[k] = src[o + k]!
-    let p = head
     const n = this.refCount[i]!
+    const len = head + n * 34
+    const s = w === undefined ? sha256Scratch() : w.mem
+    const base = w === undefined ? 0 : w.message(len)
+    for (let k = 0; k < head; k++) s[base + k] = src[o + k]!
+    let p = base + head
     const refs = this.refs
     const depths = this.depth
     let depth = 0
@@ -275,7 +297,11 @@ export class CellStore {
       p += 32
     }
     depths[i] = depth
-    sha256Into(s, p, hashes, i * 32)
+    if (w === undefined) return sha256Into(s, len, hashes, i * 32)
+    w.run()
+    const at = w.outAt
+    const to = i * 32
+    for (let k = 0; k < 32; k++) hashes[to + k] = s[at + k]!
   }
 
   /**
