@@ -1,11 +1,11 @@
 /**
  * A bundle's block files decoded into its block records and transaction records, on whichever thread decodes (a
- * decode worker): each block's transactions are decoded where the block's bytes hold them (decodeBlockTransactionsFast),
- * and a block outside that path is read whole with extractBlock and its transactions' BOCs decoded one by one.
+ * decode worker): each block's file is read once, its header and transactions where the block's bytes hold them
+ * (decodeBlockFast), and a block outside that path is read whole with extractBlock and its transactions' BOCs decoded
+ * one by one.
  * Invariant: the result is the one assembleBundle gives for the reader's raw bundle of the same blocks (records,
  * dead letters, order), and a block that does not read fails with the reader's malformed-block message.
  */
-import { createHash } from "node:crypto"
 import { Either } from "effect"
 import {
   type BlockFile,
@@ -16,8 +16,7 @@ import {
 } from "../source/liteserver/blockFiles.js"
 import type { UpstreamError } from "../source/types.js"
 import { toBlockRecord } from "../ton/block.js"
-import { scanBlockHeader } from "../ton/fast/blockHeader.js"
-import { decodeBlockTransactionsFast, lastBlockStateUpdate } from "../ton/fast/decode.js"
+import { decodeBlockFast } from "../ton/fast/decode.js"
 import { blockStates } from "../ton/stateUpdate.js"
 import type { BlockRecord, TransactionRecord } from "../ton/record.js"
 import { decodeTransactions, pipelineDecode, type Decoded } from "./assemble.js"
@@ -27,7 +26,11 @@ export interface DecodedBlocks {
   readonly decoded: Decoded
 }
 
-/** The block's record and its transactions' records from the fast path, or undefined when the block is outside it. */
+/**
+ * The block's record and its transactions' records from the fast path (the file parsed once: header, transactions
+ * and state update from the same cells), or undefined when the block is outside it. The file's bytes are not hashed
+ * again: a BlockFile is made only by blockFile, which checked them against the id's file hash.
+ */
 const fast = (
   f: BlockFile,
   mcSeqno: number,
@@ -40,21 +43,13 @@ const fast = (
     }
   | undefined => {
   const id = f.id
-  // the reader checked this hash; it is checked again so that what is decoded here is the file of `id`
-  if (createHash("sha256").update(f.data).digest("base64") !== id.file_hash) return undefined
-  let header
-  try {
-    header = scanBlockHeader(f.data)
-  } catch {
-    return undefined
-  }
-  if (header.workchain !== id.workchain || header.shard !== id.shard || header.seqno !== id.seqno) return undefined
-  const transactions = decodeBlockTransactionsFast(f.data, { block: id, mc_block_seqno: mcSeqno })
-  if (transactions === undefined) return undefined
+  const read = decodeBlockFast(f.data, { block: id, mc_block_seqno: mcSeqno }, withStates)
+  if (read === undefined) return undefined
+  const { header, transactions } = read
   let states: ReadBlocks["states"][number] | undefined
-  if (withStates) {
+  if (read.states !== undefined) {
     try {
-      const { stateUpdate, accounts } = lastBlockStateUpdate()
+      const { stateUpdate, accounts } = read.states
       states = { header: { end_lt: header.end_lt }, states: blockStates(stateUpdate, header.workchain, accounts) }
     } catch {
       return undefined

@@ -8,7 +8,6 @@
  * the file all match the requested id. Account states come from the blocks' own state updates when asked for
  * (states.ts), at no request cost.
  */
-import { createHash } from "node:crypto"
 import { ConfigError, type Deferred, Effect, Either } from "effect"
 import { Functions } from "ton-lite-client/dist/schema.js"
 import { type ExtractedBlock, extractBlock, toBlockRecord } from "../../ton/block.js"
@@ -24,7 +23,14 @@ import { addressText } from "./LiteConnection.js"
 import { type LitePool, type LitePoolOptions, makeLitePool } from "./Pool.js"
 import { makeAccountLookup } from "./accountLookup.js"
 import { type AccountStatesMode, bundleStates, NO_STATES } from "./states.js"
-import { type BlockFile, type BlockFilesBundle, completeBlockFiles, transactionsOf } from "./blockFiles.js"
+import {
+  type BlockFile,
+  blockFile,
+  type BlockFilesBundle,
+  completeBlockFiles,
+  ownBlockFile,
+  transactionsOf
+} from "./blockFiles.js"
 
 interface TlId {
   readonly workchain: number
@@ -70,15 +76,13 @@ interface FetchedBlock {
 }
 
 /**
- * The file in bytes of its own: the answer's bytes are a view into the whole ADNL packet, which a kept view would
+ * The header read from the file alone, or undefined when the header reader does not take it (it is read whole). The
+ * file is kept in bytes of its own: the answer's bytes are a view into the whole ADNL packet, which a kept view would
  * keep alive, and which a message to a decode worker would copy whole.
  */
-const ownFile = (id: BlockIdExt, data: Uint8Array): BlockFile => ({ id, data: new Uint8Array(data) })
-
-/** The header read from the file alone, or undefined when the header reader does not take it (it is read whole). */
-const scanned = (id: BlockIdExt, data: Uint8Array): FetchedBlock | undefined => {
+const scanned = (file: BlockFile): FetchedBlock | undefined => {
   try {
-    return { header: scanBlockHeader(data), file: ownFile(id, data) }
+    return { header: scanBlockHeader(file.data), file: ownBlockFile(file) }
   } catch {
     return undefined
   }
@@ -124,9 +128,10 @@ export const makeLiteserverReader = (pool: LitePool, readerOpts: ReaderOptions =
           (answer, server) => {
             const got = fromTl(answer.id)
             if (!sameId(got, id)) return malformed(`${server} answered block ${idText(got)} for ${idText(id)}`)
-            const fileHash = createHash("sha256").update(answer.data).digest("base64")
-            if (fileHash !== id.file_hash) return malformed(`${server}: file hash of ${blockKey(id)} is ${fileHash}`)
-            const fetched = deferred ? scanned(id, answer.data) : undefined
+            // the one check of the file's bytes: whoever reads the file later trusts it
+            const file = blockFile(id, answer.data)
+            if (Either.isLeft(file)) return malformed(`${server}: ${file.left.message}`)
+            const fetched = deferred ? scanned(file.right) : undefined
             if (fetched !== undefined) {
               const h = fetched.header
               if (h.workchain !== id.workchain || h.shard !== id.shard || h.seqno !== id.seqno) {
@@ -144,7 +149,7 @@ export const makeLiteserverReader = (pool: LitePool, readerOpts: ReaderOptions =
               return malformed(`${server}: block ${blockKey(id)} says it is ${h.workchain}:${h.shard}:${h.seqno}`)
             }
             // a file the header reader does not take is still handed on whole: its reader reads it as here
-            extracted.set(answer, deferred ? { header: h, file: ownFile(id, answer.data) } : { header: h, x: x.right })
+            extracted.set(answer, deferred ? { header: h, file: ownBlockFile(file.right) } : { header: h, x: x.right })
             return undefined
           }
         ),

@@ -1,7 +1,8 @@
 /**
- * A liteserver bundle handed on as the block files it was read from: the reader checks each file's sha256 and reads
- * its header (src/ton/fast/blockHeader.ts) to walk the shards, and whoever decodes the bundle (a decode worker) reads
- * each block whole here, once, instead of the reader parsing every block and sending its transactions on as BOCs.
+ * A liteserver bundle handed on as the block files it was read from: the reader checks each file's sha256, once
+ * (blockFile), and reads its header (src/ton/fast/blockHeader.ts) to walk the shards, and whoever decodes the bundle
+ * (a decode worker) reads each block whole here, once, instead of the reader parsing every block and sending its
+ * transactions on as BOCs.
  * Invariant: completeBlockFiles gives the bundle the reader gives without block files, record for record, and fails
  * with the reader's own malformed-block messages (less the server's name) where the reader would.
  */
@@ -13,10 +14,17 @@ import { blockKey } from "../shard.js"
 import { type RawMasterchainBundle, type RawTransaction, UpstreamError } from "../types.js"
 import { type BundleStates, bundleStates, NO_STATES } from "./states.js"
 
-/** A block's file (its bytes, whose sha256 is the id's file hash) and the id it was asked by. */
+declare const checked: unique symbol
+
+/**
+ * A block's file (its bytes, whose sha256 is the id's file hash) and the id it was asked by. Made only by blockFile,
+ * which checks that hash: it is checked once, where the bytes arrive, and whoever reads the file (a decode worker,
+ * after a copy between threads) trusts it. The mark is a type alone: a copy between threads keeps it.
+ */
 export interface BlockFile {
   readonly id: BlockIdExt
   readonly data: Uint8Array
+  readonly [checked]: true
 }
 
 export interface BlockFilesBundle {
@@ -34,11 +42,19 @@ const malformed = (message: string) => new UpstreamError({ reason: "malformed", 
 export const transactionsOf = (id: BlockIdExt, x: ExtractedBlock): Array<RawTransaction> =>
   x.transactions.map((t) => ({ block: id, account: t.account, lt: t.lt, hash: t.hash, boc: t.boc }))
 
-/** A block file read whole and checked against its id, as the reader checks an answer. */
+/** The file of block `id`, if `data` is it: its sha256 is the id's file hash (the one check of a file's bytes). */
+export const blockFile = (id: BlockIdExt, data: Uint8Array): Either.Either<BlockFile, UpstreamError> => {
+  const fileHash = createHash("sha256").update(data).digest("base64")
+  if (fileHash !== id.file_hash) return Either.left(malformed(`file hash of ${blockKey(id)} is ${fileHash}`))
+  return Either.right({ id, data } as BlockFile)
+}
+
+/** The same file in bytes of its own (a copy of checked bytes is as checked). */
+export const ownBlockFile = (f: BlockFile): BlockFile => ({ id: f.id, data: new Uint8Array(f.data) }) as BlockFile
+
+/** A block file read whole and checked against its id (root hash, workchain, shard, seqno), as the reader does. */
 export const readBlockFile = (f: BlockFile): Either.Either<ExtractedBlock, UpstreamError> => {
   const id = f.id
-  const fileHash = createHash("sha256").update(f.data).digest("base64")
-  if (fileHash !== id.file_hash) return Either.left(malformed(`file hash of ${blockKey(id)} is ${fileHash}`))
   const x = extractBlock(f.data)
   if (Either.isLeft(x)) return Either.left(malformed(`block ${blockKey(id)}: ${x.left.message}`))
   const h = x.right.header

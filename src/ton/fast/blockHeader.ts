@@ -24,10 +24,10 @@ const shardParent = (u: bigint): bigint => {
   return ((u - x) | (x << 1n)) & SHARD_MASK
 }
 
-// One store, reused block after block: a scan is synchronous and keeps no reference to it.
-const store = new CellStore()
+// One store, reused block after block by scanBlockHeader: a scan is synchronous and keeps no reference to it.
+const scanStore = new CellStore()
 
-const open = (c: number): Cursor => new Cursor(store).open(c)
+const open = (store: CellStore, c: number): Cursor => new Cursor(store).open(c)
 
 const extBlkRef = (s: Cursor): ExtBlockRef => ({
   end_lt: s.uintString(64),
@@ -75,19 +75,31 @@ const shardDescr = (s: Cursor, workchain: number, shard: bigint): ShardDescripti
   }
 }
 
-const shardTree = (c: number, workchain: number, shard: bigint, out: Array<ShardDescription>): void => {
-  const s = open(c)
+const shardTree = (
+  store: CellStore,
+  c: number,
+  workchain: number,
+  shard: bigint,
+  out: Array<ShardDescription>
+): void => {
+  const s = open(store, c)
   if (s.bit()) {
     const left = s.ref()
     const right = s.ref()
-    shardTree(left, workchain, shardChild(shard, true), out)
-    shardTree(right, workchain, shardChild(shard, false), out)
+    shardTree(store, left, workchain, shardChild(shard, true), out)
+    shardTree(store, right, workchain, shardChild(shard, false), out)
   } else out.push(shardDescr(s, workchain, shard))
 }
 
 /** Leaves of a Hashmap of `n`-bit keys (n <= 32) in ascending key order, as (key, cursor after the label). */
-const walkDict = (c: number, n: number, key: number, leaf: (key: number, s: Cursor) => void): void => {
-  const s = open(c)
+const walkDict = (
+  store: CellStore,
+  c: number,
+  n: number,
+  key: number,
+  leaf: (key: number, s: Cursor) => void
+): void => {
+  const s = open(store, c)
   let len = 0
   let k = key
   if (!s.bit()) {
@@ -107,20 +119,28 @@ const walkDict = (c: number, n: number, key: number, leaf: (key: number, s: Curs
   if (len === n) return leaf(k, s)
   const left = s.ref()
   const right = s.ref()
-  walkDict(left, n - len - 1, k * 2, leaf)
-  walkDict(right, n - len - 1, k * 2 + 1, leaf)
+  walkDict(store, left, n - len - 1, k * 2, leaf)
+  walkDict(store, right, n - len - 1, k * 2 + 1, leaf)
 }
 
 /** The header of a block file (bytes checked against the block's file hash); throws on anything it does not read. */
 export const scanBlockHeader = (bytes: Uint8Array): ScannedHeader => {
-  store.parse(bytes, true)
-  const s = open(store.root)
+  scanStore.parse(bytes, true)
+  return readBlockHeader(scanStore)
+}
+
+/**
+ * The header of the block a store holds (parsed with `anyCells`), for a reader that goes on to read more of the same
+ * cells (src/ton/fast/decode.ts: decodeBlockFast); throws on anything it does not read. Hashes no cell.
+ */
+export const readBlockHeader = (store: CellStore): ScannedHeader => {
+  const s = open(store, store.root)
   if (s.uint(32) !== 0x11ef55aa) outside("missing block#11ef55aa tag")
   const global_id = s.int(32)
-  const info = open(s.ref())
+  const info = open(store, s.ref())
   s.ref() // value_flow
   s.ref() // state_update
-  const extra = open(s.ref())
+  const extra = open(store, s.ref())
 
   if (info.uint(32) !== 0x9bc7a987) outside("missing block_info#9bc7a987 tag")
   const version = info.uint(32)
@@ -151,10 +171,10 @@ export const scanBlockHeader = (bytes: Uint8Array): ScannedHeader => {
     if (info.uint(8) !== 0xc4) outside("bad GlobalVersion tag")
     gen_software = { version: info.uint(32), capabilities: info.uintString(64) }
   }
-  const master_ref = notMaster ? extBlkRef(open(info.ref())) : null
-  const prev = open(info.ref())
+  const master_ref = notMaster ? extBlkRef(open(store, info.ref())) : null
+  const prev = open(store, info.ref())
   const prevRefs = after_merge
-    ? [extBlkRef(open(prev.ref())), extBlkRef(open(prev.ref()))]
+    ? [extBlkRef(open(store, prev.ref())), extBlkRef(open(store, prev.ref()))]
     : [extBlkRef(prev)]
   const prevShards = after_merge
     ? [shardChild(shard, true), shardChild(shard, false)]
@@ -180,14 +200,14 @@ export const scanBlockHeader = (bytes: Uint8Array): ScannedHeader => {
 
   let shards: Array<ShardDescription> | null = null
   if (!notMaster && custom >= 0) {
-    const mc = open(custom)
+    const mc = open(store, custom)
     if (mc.uint(16) !== 0xcca5) outside("missing masterchain_block_extra#cca5 tag")
     mc.bit() // key_block
     shards = []
     const out = shards
     if (mc.bit()) {
-      walkDict(mc.ref(), 32, 0, (wc, leaf) => {
-        shardTree(leaf.ref(), wc | 0, 1n << 63n, out)
+      walkDict(store, mc.ref(), 32, 0, (wc, leaf) => {
+        shardTree(store, leaf.ref(), wc | 0, 1n << 63n, out)
       })
     }
   }

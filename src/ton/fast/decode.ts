@@ -24,6 +24,7 @@ import type {
   TransactionRecord,
   TxDescription
 } from "../record.js"
+import { readBlockHeader, type ScannedHeader } from "./blockHeader.js"
 import { CellStore, outside, OutsideFastPath } from "./cells.js"
 import { Cursor, rawAddress, readUint } from "./reader.js"
 import { serializeSubtreeBase64 } from "./serialize.js"
@@ -63,33 +64,58 @@ export const decodeTransactionFast = (
   return decodeTransaction(boc, ctx, options)
 }
 
+/** A block file read by decodeBlockFast: its header, its transactions' records and, when asked, its state update. */
+export interface FastBlock {
+  readonly header: ScannedHeader
+  /** In the block's order (account, then lt). */
+  readonly transactions: ReadonlyArray<TransactionRecord>
+  /**
+   * With `withStates`: the block's state update as a @ton/core cell (built from the block's cells, hashed by
+   * @ton/core, for the reader of account states) and the accounts with transactions (upper-case hex), as
+   * extractBlock reports them.
+   */
+  readonly states: { readonly stateUpdate: Cell; readonly accounts: ReadonlySet<string> } | undefined
+}
+
 /**
- * Every transaction of a block file, in the block's order (account, then lt), decoded where the block's bytes hold
- * it: the transaction cells are hashed once and each transaction's BOC is written from them, with no BOC per
- * transaction to parse and hash again. Undefined when any part of the block is outside the fast path (a transaction
- * holding an exotic or higher-level cell, a construct this reader does not take): the caller then reads the block
- * with extractBlock and decodes each transaction's BOC, so the records are the same either way.
+ * A block file read once: its header, and every transaction decoded where the block's bytes hold it (the
+ * transaction cells are hashed once and each transaction's BOC is written from them, with no BOC per transaction to
+ * parse and hash again). Undefined when the header is not the block of `ctx.block` (workchain, shard, seqno) or any
+ * part of the block is outside the fast path (a transaction holding an exotic or higher-level cell, a construct this
+ * reader does not take): the caller then reads the block with extractBlock and decodes each transaction's BOC, so
+ * the records, and the failures, are the same either way. The bytes are trusted to be the file of `ctx.block`
+ * (their sha256 checked against its file hash by whoever made the file; the root hash is not computed here).
  */
-export const decodeBlockTransactionsFast = (
+export const decodeBlockFast = (
   bytes: Uint8Array,
-  ctx: DecodeContext
-): Array<TransactionRecord> | undefined => {
+  ctx: DecodeContext,
+  withStates: boolean
+): FastBlock | undefined => {
   try {
     store.parse(bytes, true)
-    blockRoot = store.root
-    accountsChanged.length = 0
-    const roots = blockTransactionCells()
+    let header: ScannedHeader
+    try {
+      header = readBlockHeader(store)
+    } catch {
+      return undefined
+    }
+    const id = ctx.block
+    if (header.workchain !== id.workchain || header.shard !== id.shard || header.seqno !== id.seqno) return undefined
+    const blockRoot = store.root
+    const accounts: Array<string> = []
+    const roots = blockTransactionCells(accounts)
     store.hashSubtrees(roots, roots.length)
-    const records: Array<TransactionRecord> = []
+    const transactions: Array<TransactionRecord> = []
     for (const r of roots) {
       // cells cut out of the previous transaction are not part of this one
       store.count = store.bocCells
       store.root = r
       contentCount = 0
-      records.push(readTransaction(serializeSubtreeBase64(store, r), ctx))
+      transactions.push(readTransaction(serializeSubtreeBase64(store, r), ctx))
     }
-    fastDecodeStats.fast += records.length
-    return records
+    const states = withStates ? { stateUpdate: stateUpdateCell(blockRoot), accounts: new Set(accounts) } : undefined
+    fastDecodeStats.fast += transactions.length
+    return { header, transactions, states }
   } catch (e) {
     countFallback(
       e instanceof OutsideFastPath ? `block: ${e.why}` : `block: unexpected: ${e instanceof Error ? e.message : String(e)}`
@@ -98,19 +124,8 @@ export const decodeBlockTransactionsFast = (
   }
 }
 
-// The block the last decodeBlockTransactionsFast read, and the accounts (upper-case hex) its transactions are of.
-let blockRoot = -1
-const accountsChanged: Array<string> = []
-const accountId = Buffer.alloc(32)
-
-/**
- * What the block decodeBlockTransactionsFast just decoded (and nothing since) holds beside its transactions: its
- * state update as a @ton/core cell (built from the block's cells, hashed by @ton/core, for the reader of account
- * states) and the accounts with transactions, as extractBlock reports them.
- */
-export const lastBlockStateUpdate = (): { readonly stateUpdate: Cell; readonly accounts: ReadonlySet<string> } => {
-  const root = blockRoot
-  if (root < 0) throw new Error("no block decoded")
+/** The state update of the block at `root` of the store, as a @ton/core cell built from the store's cells. */
+const stateUpdateCell = (root: number): Cell => {
   const top = store.refs[root * 4 + 2]!
   const cells: Array<number> = []
   const seen = new Set<number>([top])
@@ -137,8 +152,10 @@ export const lastBlockStateUpdate = (): { readonly stateUpdate: Cell; readonly a
     const kind = store.exotic[c]!
     built.set(c, new Cell({ exotic: kind === 1 || kind === 2, bits: new BitString(data, 0, n), refs }))
   }
-  return { stateUpdate: built.get(top)!, accounts: new Set(accountsChanged) }
+  return built.get(top)!
 }
+
+const accountId = Buffer.alloc(32)
 
 const labelBits = (n: number): number => Math.ceil(Math.log2(n + 1))
 
@@ -174,8 +191,11 @@ const walkAug = (cs: Cursor, n: number, leaf: (cs: Cursor) => void): void => {
   walkAug(cs.open(right), n - len - 1, leaf)
 }
 
-/** The root cells of a block's transactions (ShardAccountBlocks of its BlockExtra), in the block's order. */
-const blockTransactionCells = (): Array<number> => {
+/**
+ * The root cells of a block's transactions (ShardAccountBlocks of its BlockExtra), in the block's order; the accounts
+ * they are of go into `accounts`.
+ */
+const blockTransactionCells = (accounts: Array<string>): Array<number> => {
   const cs = main.open(store.root)
   if (cs.uint(32) !== 0x11ef55aa) outside("not a block")
   cs.skip(32)
@@ -194,7 +214,7 @@ const blockTransactionCells = (): Array<number> => {
     skipCurrencies(account)
     if (account.uint(4) !== 0x5) outside("AccountBlock tag")
     account.copy256(accountId, 0)
-    accountsChanged.push(accountId.toString("hex").toUpperCase())
+    accounts.push(accountId.toString("hex").toUpperCase())
     walkAug(account, 64, (tx) => {
       skipCurrencies(tx)
       roots.push(tx.ref())

@@ -278,11 +278,24 @@ const PAGE = 65536
 export const sha256WasmBytes = (): Uint8Array => {
   const code = body()
   return new Uint8Array([
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    0x00,
+    0x61,
+    0x73,
+    0x6d,
+    0x01,
+    0x00,
+    0x00,
+    0x00,
     ...section(1, vec([[0x60, ...vec([[I32], [I32], [I32]]), ...vec([])]])),
     ...section(3, vec([uleb(0)])),
     ...section(5, vec([[0x00, ...uleb(1)]])),
-    ...section(7, vec([[...name("memory"), 0x02, 0], [...name("digest"), 0x00, 0]])),
+    ...section(
+      7,
+      vec([
+        [...name("memory"), 0x02, 0],
+        [...name("digest"), 0x00, 0]
+      ])
+    ),
     ...section(10, vec([[...uleb(code.length), ...code]]))
   ])
 }
@@ -330,7 +343,10 @@ export class Sha256Batch {
   private n = 0
   private at = ARENA_AT
 
-  constructor(private readonly digest: (tab: number, n: number, out: number) => void, memory: WasmMemory) {
+  constructor(
+    private readonly digest: (tab: number, n: number, out: number) => void,
+    memory: WasmMemory
+  ) {
     this.mem = new Uint8Array(memory.buffer)
     this.tab = new Int32Array(memory.buffer, TAB_AT, BATCH * 2)
   }

@@ -14,6 +14,7 @@ import { makeDecodePool, type DecodePoolOptions } from "../../../src/producer/De
 import { parseDirect } from "../../../src/source/liteserver/addresses.js"
 import {
   type BlockFilesBundle,
+  blockFile,
   completeBlockFiles,
   readBlockFile
 } from "../../../src/source/liteserver/blockFiles.js"
@@ -164,7 +165,8 @@ describe("block files that do not read", () => {
     expect(Either.isLeft(x)).toBe(true)
     // as a server would serve it under the damaged file's own hash: the file hash check passes, the block does not read
     const id = { ...mcId, file_hash: createHash("sha256").update(damaged).digest("base64") }
-    const files: BlockFilesBundle = { mc_seqno: mcSeqno, blocks: [{ id, data: damaged }], shard_tops: [], states: "off" }
+    const file = Either.getOrThrow(blockFile(id, damaged))
+    const files: BlockFilesBundle = { mc_seqno: mcSeqno, blocks: [file], shard_tops: [], states: "off" }
     const failed = completeBlockFiles(files)
     expect(Either.isLeft(failed) && failed.left.reason).toBe("malformed")
     const message = `block -1:-9223372036854775808:${mcSeqno}: ${Either.isLeft(x) ? x.left.message : ""}`
@@ -181,9 +183,9 @@ describe("block files that do not read", () => {
   it("another block's file fails with the file hash it has, and a file of the id's hash with a wrong root hash", () => {
     const otherData = lite.files.get(mcKey(mcSeqno + 1))!
     const other = lite.chain.blocks.get(mcKey(mcSeqno + 1))!.record.id
-    const read = readBlockFile({ id: mcId, data: otherData })
+    const read = blockFile(mcId, otherData)
     expect(Either.isLeft(read) && read.left.message).toBe(`file hash of ${mcKey(mcSeqno)} is ${other.file_hash}`)
-    const wrongRoot = readBlockFile({ id: { ...mcId, root_hash: other.root_hash }, data: good })
+    const wrongRoot = readBlockFile(Either.getOrThrow(blockFile({ ...mcId, root_hash: other.root_hash }, good)))
     expect(Either.isLeft(wrongRoot) && wrongRoot.left.message).toBe(`root hash of ${mcKey(mcSeqno)} is ${mcId.root_hash}`)
   })
 
@@ -196,7 +198,7 @@ describe("block files that do not read", () => {
       const x = Either.getOrThrow(extractBlock(data))
       const h = x.header
       const id = { workchain: h.workchain, shard: h.shard, seqno: h.seqno, root_hash: h.root_hash, file_hash: h.file_hash }
-      expect(Either.getOrThrow(readBlockFile({ id, data })), f).toEqual(x)
+      expect(Either.getOrThrow(readBlockFile(Either.getOrThrow(blockFile(id, data)))), f).toEqual(x)
     }
   })
 })

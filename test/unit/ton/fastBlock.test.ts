@@ -1,6 +1,6 @@
 /**
  * The header reader over block files (src/ton/fast/blockHeader.ts) and the block-wide transaction decoder
- * (decodeBlockTransactionsFast) against extractBlock and @ton/core's decoding, the references: every real
+ * (decodeBlockFast) against extractBlock and @ton/core's decoding, the references: every real
  * block of test/fixtures/real/blocks (mainnet and testnet, with their Merkle state updates), and every block file the
  * fake liteserver serves for the fixtures chain and a generated chain with splits and merges.
  */
@@ -10,11 +10,7 @@ import { Either } from "effect"
 import { describe, expect, it } from "vitest"
 import { extractBlock } from "../../../src/ton/block.js"
 import { scanBlockHeader } from "../../../src/ton/fast/blockHeader.js"
-import {
-  decodeBlockTransactionsFast,
-  decodeTransactionFast,
-  lastBlockStateUpdate
-} from "../../../src/ton/fast/decode.js"
+import { decodeBlockFast, decodeTransactionFast } from "../../../src/ton/fast/decode.js"
 import { blockStates } from "../../../src/ton/stateUpdate.js"
 import { decodeTransaction } from "../../../src/ton/decode.js"
 import { OutsideFastPath } from "../../../src/ton/fast/cells.js"
@@ -81,7 +77,7 @@ describe("scanBlockHeader", () => {
   })
 })
 
-describe("decodeBlockTransactionsFast", () => {
+describe("decodeBlockFast", () => {
   const ctxOf = (bytes: Uint8Array) => {
     const h = reference(bytes)
     return {
@@ -94,13 +90,16 @@ describe("decodeBlockTransactionsFast", () => {
     let txs = 0
     for (const [name, bytes] of realBlocks) {
       const ctx = ctxOf(bytes)
-      const got = decodeBlockTransactionsFast(bytes, ctx)
+      const got = decodeBlockFast(bytes, ctx, false)
       const x = extractBlock(bytes)
       if (Either.isLeft(x)) throw new Error(x.left.message)
       const want = x.right.transactions.map((t) => ok(decodeTransaction(t.boc, ctx, { exoticBodies: "keep" })))
       // the real blocks are read on this path (stored hashes, Merkle state updates and all), not left to the fallback
       expect(got, name).toBeDefined()
-      expect(got, name).toEqual(want)
+      expect(got!.transactions, name).toEqual(want)
+      // the header from the same parse is the header reader's
+      expect(got!.header, name).toEqual(reference(bytes))
+      expect(got!.states, name).toBeUndefined()
       txs += want.length
     }
     expect(txs).toBeGreaterThan(1000)
@@ -113,7 +112,7 @@ describe("decodeBlockTransactionsFast", () => {
       const x = extractBlock(bytes)
       if (Either.isLeft(x)) throw new Error(x.left.message)
       const want = x.right.transactions.map((t) => ok(decodeTransactionFast(t.boc, ctx, { exoticBodies: "keep" })))
-      expect(decodeBlockTransactionsFast(bytes, ctx), key).toEqual(want)
+      expect(decodeBlockFast(bytes, ctx, false)?.transactions, key).toEqual(want)
       txs += want.length
     }
     expect(txs).toBeGreaterThan(100)
@@ -124,8 +123,9 @@ describe("decodeBlockTransactionsFast", () => {
     for (const [name, bytes] of realBlocks) {
       const x = extractBlock(bytes)
       if (Either.isLeft(x)) throw new Error(x.left.message)
-      expect(decodeBlockTransactionsFast(bytes, ctxOf(bytes)), name).toBeDefined()
-      const { stateUpdate, accounts } = lastBlockStateUpdate()
+      const read = decodeBlockFast(bytes, ctxOf(bytes), true)
+      expect(read?.states, name).toBeDefined()
+      const { stateUpdate, accounts } = read!.states!
       const h = x.right.header
       expect(blockStates(stateUpdate, h.workchain, accounts), name).toEqual(x.right.states)
       states += x.right.states.before.length + x.right.states.after.length
@@ -135,9 +135,12 @@ describe("decodeBlockTransactionsFast", () => {
 
   it("leaves a block it does not take to the caller", () => {
     const [, bytes] = realBlocks.find(([f]) => f.startsWith("mainnet__-1_"))!
-    expect(decodeBlockTransactionsFast(bytes.subarray(0, 40), ctxOf(bytes))).toBeUndefined()
+    expect(decodeBlockFast(bytes.subarray(0, 40), ctxOf(bytes), false)).toBeUndefined()
     const tagless = Buffer.from(bytes)
     tagless[tagless.indexOf(Buffer.from([0x4a, 0x33, 0xf6, 0xfd]))] = 0
-    expect(decodeBlockTransactionsFast(tagless, ctxOf(bytes))).toBeUndefined()
+    expect(decodeBlockFast(tagless, ctxOf(bytes), false)).toBeUndefined()
+    // another block's id (the header says which block the file is): the caller reads it and reports the mismatch
+    const ctx = ctxOf(bytes)
+    expect(decodeBlockFast(bytes, { ...ctx, block: { ...ctx.block, seqno: ctx.block.seqno + 1 } }, false)).toBeUndefined()
   })
 })
