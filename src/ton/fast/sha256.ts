@@ -1,7 +1,8 @@
 /**
  * SHA-256 (FIPS 180-4) of short byte strings, written for cell hashing: no allocation per call (a fixed schedule
  * array, the message read from the caller's buffer, the digest written into the caller's buffer). A cell's
- * representation is at most 266 bytes, where a native call's fixed cost outweighs the hashing itself.
+ * representation is at most 266 bytes, where a native call's fixed cost outweighs the hashing itself. CellStore
+ * hashes with the WebAssembly one (sha256Wasm.ts) where it loads; this one is its reference and its fallback.
  * Invariant: sha256Into(data, len, out, at) writes exactly node:crypto's SHA-256 digest of data[0, len).
  */
 

@@ -141,6 +141,7 @@ describe("decodeBlockFast", () => {
     expect(decodeBlockFast(tagless, ctxOf(bytes), false)).toBeUndefined()
     // another block's id (the header says which block the file is): the caller reads it and reports the mismatch
     const ctx = ctxOf(bytes)
-    expect(decodeBlockFast(bytes, { ...ctx, block: { ...ctx.block, seqno: ctx.block.seqno + 1 } }, false)).toBeUndefined()
+    const other = { ...ctx, block: { ...ctx.block, seqno: ctx.block.seqno + 1 } }
+    expect(decodeBlockFast(bytes, other, false)).toBeUndefined()
   })
 })
