@@ -94,6 +94,10 @@ export interface ApiSettings {
   readonly cacheBytes: number
   /** Embedded ClickHouse sessions reads are spread over. */
   readonly readConnections: number
+  /** Concurrent page reads of one kind that share one statement (1: each alone). */
+  readonly readSharing: number
+  /** Shared statements of one kind running at once. */
+  readonly readSharedStatements: number
 }
 
 export interface SqlSettings {
@@ -362,6 +366,18 @@ export const settings = {
       "API_READ_CONNECTIONS",
       "4",
       "Embedded ClickHouse sessions the API reads through side by side (a server is read over pooled HTTP)",
+      int(1, 64)
+    ),
+    readSharing: setting(
+      "API_READ_SHARING",
+      "16",
+      "Uncached page reads of one kind arriving while its statements run that share the next one; 1 runs each alone",
+      int(1, 256)
+    ),
+    readSharedStatements: setting(
+      "API_READ_SHARED_STATEMENTS",
+      "1",
+      "Page statements of one kind (v3 page rows, v3 lookups, v2 page rows) running at once",
       int(1, 64)
     )
   },

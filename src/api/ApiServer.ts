@@ -40,7 +40,10 @@ export class ApiServer extends Context.Tag("ton-exporter/ApiServer")<
       )
       const app = buildApp({
         // key-value page rows (sql/0131, sql/0132) are off on a cluster: per node, never written there
-        store: new ClickHouseTxStore(readers.clients, { pageKv: ch.cluster === undefined }),
+        store: new ClickHouseTxStore(readers.clients, {
+          pageKv: ch.cluster === undefined,
+          sharing: { count: api.readSharing, inFlight: api.readSharedStatements }
+        }),
         config: { network, api, processMetrics: true, logger: false, cacheBytes: api.cacheBytes }
       })
       // the human-facing overview page reads ClickHouse's analytics views directly, beside the toncenter routes

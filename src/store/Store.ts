@@ -23,6 +23,7 @@ import {
 import { int32, int64, str, strArray, uint32, uint32Array, uint64, uint64Number } from "./sql.js"
 import { v2PageKey } from "../flatten/v2_pages.js"
 import { cutV2Page } from "./v2Pages.js"
+import { SharedStatements } from "./SharedStatements.js"
 
 /** Settings every read needs whatever the client defaults are: 64-bit values as JSON strings, end to end. */
 export const readSettings = {
@@ -56,6 +57,48 @@ const STATES_KV_RETRY_MS = 10_000
 
 // Bounds the memo of done blocks: a few hundred bytes each, so about a megabyte at most.
 const DONE_BLOCKS_MEMO = 4096
+
+/**
+ * How concurrent page reads share statements (./SharedStatements.ts): at most `count` requests per statement, and
+ * `inFlight` statements of one kind (page rows, lookups, v2 rows) at once; the requests arriving meanwhile wait for
+ * the next one. `count: 1` runs every request alone.
+ */
+export interface ReadSharing {
+  readonly count: number
+  readonly inFlight: number
+}
+
+export const DEFAULT_READ_SHARING: ReadSharing = { count: 16, inFlight: 1 }
+
+// Hashes and addresses per shared lookups statement (a page of 40 has ~80 hashes and up to a few hundred addresses).
+const LOOKUP_KEYS = 8192
+
+/** A v3 page's place in its block's `v3_pages` row. */
+interface V3PageAsk {
+  readonly seqno: number
+  readonly offset: number
+  readonly limit: number
+  readonly sort: SortOrder
+}
+
+const samePageShape = (a: V3PageAsk, b: V3PageAsk): boolean =>
+  a.offset === b.offset && a.limit === b.limit && a.sort === b.sort
+
+/** What one page's lookups take from a shared lookups statement. */
+interface LookupsAnswer {
+  readonly filled: boolean
+  readonly states: Map<string, AccountStateRecord>
+  readonly codeRows: Array<CodeRow>
+}
+
+/** A `v2_pages` row's fields after its key. */
+interface V2Row {
+  readonly mc: string
+  readonly root_hash: string
+  readonly file_hash: string
+  readonly keys: string
+  readonly v2: string
+}
 
 
 /** A `latest_account_code` row as the code-hash lookups read it: `key` is the account, `mc` its masterchain seqno. */
@@ -167,6 +210,9 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
   // Whether `account_states_kv` was seen filled (it stays so), and until when not to ask it again after it was not.
   private statesKvFilled = false
   private statesKvRetryAt = 0
+  private readonly v3Pages: SharedStatements<V3PageAsk, Array<string> | null>
+  private readonly lookups: SharedStatements<{ hashes: Set<string>; book: Set<string> }, LookupsAnswer>
+  private readonly v2Rows: SharedStatements<string, V2Row | null>
 
   /**
    * Several connections to the same database let statements of concurrent calls run side by side. `pageKv: false`
@@ -175,12 +221,18 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
    */
   constructor(
     clients: ClickHouseClient | ReadonlyArray<ClickHouseClient | ReadConnection>,
-    options: { readonly pageKv?: boolean } = {}
+    options: { readonly pageKv?: boolean; readonly sharing?: ReadSharing } = {}
   ) {
     const list = Array.isArray(clients) ? clients : [clients as ClickHouseClient]
     if (list.length === 0) throw new RangeError("ClickHouseTxStore needs at least one client")
     this.clients = list.map((c) => ({ reader: isClient(c) ? clientReader(c) : c, inFlight: 0 }))
     this.pageKv = options.pageKv ?? true
+    const { count, inFlight } = options.sharing ?? DEFAULT_READ_SHARING
+    this.v3Pages = new SharedStatements((g) => this.v3PageLines(g), { count, inFlight, keys: count }, undefined, samePageShape)
+    this.lookups = new SharedStatements((g) => this.v3LookupsKvRows(g), { count, inFlight, keys: LOOKUP_KEYS }, (q) =>
+      q.hashes.size + q.book.size
+    )
+    this.v2Rows = new SharedStatements((g) => this.v2PageRows(g), { count, inFlight, keys: count })
   }
 
   /**
@@ -411,7 +463,7 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
       this.rememberMcDone(seqno)
       done = true
     }
-    const lines = done && this.pageKv ? await this.v3PageLines(s, o) : null
+    const lines = done && this.pageKv ? await this.v3Pages.submit({ seqno, ...o }) : null
     if (lines !== null) {
       for (const line of lines) take(line)
       return txs.length === 0 ? null : this.v3Lookups(txs, hashes, book)
@@ -433,14 +485,13 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
   }
 
   /**
-   * The page's lines cut from the block's `v3_pages` row (sql/0131) by one key lookup whose statement returns only
-   * the page's lines, in page order: a descending page is a slice of the row's lines, an ascending one the lines
-   * whose ascending position falls in the page, ordered by it. Null when the block has no row.
+   * The pages' lines cut from their blocks' `v3_pages` rows (sql/0131) by one key lookup of every block (the pages
+   * share one shape: `samePageShape`) whose statement returns only the pages' lines, in page order: a descending
+   * page is a slice of the row's lines, an ascending one the lines whose ascending position falls in the page,
+   * ordered by it. Null for a block without a row.
    */
-  private async v3PageLines(
-    s: string,
-    o: { limit: number; offset: number; sort: SortOrder }
-  ): Promise<Array<string> | null> {
+  private async v3PageLines(asks: ReadonlyArray<V3PageAsk>): Promise<Array<Array<string> | null>> {
+    const o = asks[0]!
     const offset = uint64Number(o.offset)
     const limit = uint32(o.limit)
     const inPage = `r > ${offset} AND r <= ${offset} + ${limit}`
@@ -448,18 +499,35 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
       o.sort === "asc"
         ? `arraySort((x, r) -> r, arrayFilter((x, r) -> ${inPage}, lines, asc_rank), arrayFilter(r -> ${inPage}, asc_rank))`
         : `arraySlice(lines, ${offset} + 1, ${limit})`
-    // The row's size first (a row exists: the block has one), then the lines, each with no raw tab or newline of its
-    // own but tabs between its fields: the answer's first line ends at the first tab, the rest splits at newlines.
+    // Per row: the block, its page's line count, then the lines, each with no raw tab or newline of its own but tabs
+    // between its fields, so a row is its first two tab-ended fields and that many newline-ended lines.
     // The engine's former analyzer plans this statement with less CPU, the same answer (BENCHMARKS.md, 2026-11-25).
     const text = await this.text(
-      `SELECT length(lines), arrayStringConcat(${page}, '\\n') FROM v3_pages WHERE mc_block_seqno = ${s}
+      `SELECT mc_block_seqno, length(${page} AS page), arrayStringConcat(page, '\\n') FROM v3_pages
+       WHERE mc_block_seqno IN ${uint32Array([...new Set(asks.map((a) => a.seqno))])}
        SETTINGS enable_analyzer = 0
        FORMAT TabSeparatedRaw`
     )
-    if (text.length === 0) return null
-    const tab = text.indexOf("\t")
-    const body = text.slice(tab + 1, text.endsWith("\n") ? -1 : text.length)
-    return body.length === 0 ? [] : body.split("\n")
+    const rows = new Map<number, Array<string>>()
+    let at = 0
+    while (at < text.length) {
+      const t1 = text.indexOf("\t", at)
+      const t2 = text.indexOf("\t", t1 + 1)
+      if (t1 < 0 || t2 < 0) throw new Error("v3_pages: a row without its block and line count")
+      const seqno = Number(text.slice(at, t1))
+      const n = Number(text.slice(t1 + 1, t2))
+      const lines: Array<string> = []
+      at = t2 + 1
+      if (n === 0) at++
+      for (let i = 0; i < n; i++) {
+        const nl = text.indexOf("\n", at)
+        if (nl < 0) throw new Error(`v3_pages: ${i} of ${n} lines`)
+        lines.push(text.slice(at, nl))
+        at = nl + 1
+      }
+      rows.set(seqno, lines)
+    }
+    return asks.map((a) => rows.get(a.seqno) ?? null)
   }
 
   /**
@@ -506,21 +574,39 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
   }
 
   /**
-   * `v3Lookups` with the states read from `account_states_kv` (sql/0134): one multi-get by the page's hashes and,
-   * with the address book, the `latest_account_code` rows of its addresses, in one statement returning raw
-   * tab-separated text (kind, key, masterchain seqno, then the state's JSON or the code hash, '' for none). A hash
-   * without a row is a hash-only state (the table holds every known one), rendered as an absent one. Until the table
-   * is known filled (its row with the empty key, written by the fill after every state stored before it), that key
-   * is asked too, and without it the answer is null (the caller reads `account_states`).
+   * `v3Lookups` with the states read from `account_states_kv` (sql/0134), through a statement shared with the
+   * lookups of concurrent pages (`v3LookupsKvRows`). A hash without a row is a hash-only state (the table holds every
+   * known one), rendered as an absent one. Null until the table is known filled (the caller reads `account_states`).
    */
   private async v3LookupsKv(
     txs: Array<{ v3: string; before: string; after: string }>,
     hashes: Set<string>,
     book: Set<string>
   ): Promise<V3PageText | null> {
-    const keys = this.statesKvFilled ? [...hashes] : [STATES_KV_FILLED, ...hashes]
+    const got = await this.lookups.submit({ hashes, book })
+    if (!got.filled) return null
+    this.statesKvFilled = true
+    return { txs, states: got.states, book: [...book], codeHashes: await this.newestDoneCodes(got.codeRows) }
+  }
+
+  /**
+   * The lookups of several pages in one statement: a multi-get of `account_states_kv` by all their hashes and, for
+   * pages with an address book, the `latest_account_code` rows of all its addresses, as raw tab-separated text (kind,
+   * key, masterchain seqno, then the state's JSON or the code hash, '' for none); each page takes back the rows of
+   * its own keys. Until the table is known filled (its row with the empty key, written by the fill after every state
+   * stored before it), that key is asked too, and without it no page's answer is `filled`.
+   */
+  private async v3LookupsKvRows(
+    asks: ReadonlyArray<{ hashes: Set<string>; book: Set<string> }>
+  ): Promise<Array<LookupsAnswer>> {
+    const hashes = new Set<string>(this.statesKvFilled ? [] : [STATES_KV_FILLED])
+    const book = new Set<string>()
+    for (const a of asks) {
+      for (const h of a.hashes) hashes.add(h)
+      for (const b of a.book) book.add(b)
+    }
     const text = await this.text(
-      `SELECT 0 AS kind, hash AS key, toUInt32(0) AS mc, state FROM account_states_kv WHERE hash IN ${strArray(keys)}` +
+      `SELECT 0 AS kind, hash AS key, toUInt32(0) AS mc, state FROM account_states_kv WHERE hash IN ${strArray([...hashes])}` +
         (book.size === 0
           ? ""
           : `
@@ -533,21 +619,28 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
     )
     let filled = this.statesKvFilled
     const states = new Map<string, AccountStateRecord>()
-    const codeRows: Array<CodeRow> = []
+    const codeRows = new Map<string, Array<CodeRow>>()
     // no field holds a raw tab or newline: hashes, addresses, digits, and JSON text (which escapes both)
     for (const line of tsvLines(text)) {
       const f = splitFields(line, 4)
       if (f[0] === "1") {
-        codeRows.push({ key: f[1]!, code_hash: f[3] === "" ? null : f[3]!, mc: Number(f[2]) })
+        const rows = codeRows.get(f[1]!) ?? []
+        rows.push({ key: f[1]!, code_hash: f[3] === "" ? null : f[3]!, mc: Number(f[2]) })
+        codeRows.set(f[1]!, rows)
       } else if (f[1] === STATES_KV_FILLED) {
         filled = true
       } else {
         states.set(f[1]!, stateRecord(f[1]!, JSON.parse(f[3]!) as StateKvValue))
       }
     }
-    if (!filled) return null
-    this.statesKvFilled = true
-    return { txs, states, book: [...book], codeHashes: await this.newestDoneCodes(codeRows) }
+    return asks.map((a) => {
+      const own = new Map<string, AccountStateRecord>()
+      for (const h of a.hashes) {
+        const state = states.get(h)
+        if (state !== undefined) own.set(h, state)
+      }
+      return { filled, states: own, codeRows: [...a.book].flatMap((account) => codeRows.get(account) ?? []) }
+    })
   }
 
   /**
@@ -619,34 +712,60 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
     if (!this.pageKv || !validBlockId(id) || !isUInt32(count) || count === 0) return null
     if (after !== null && !/^[0-9A-Fa-f]{64}$/.test(after.account)) return null
     if (after !== null && (!/^\d{1,20}$/.test(after.lt) || BigInt(after.lt) >= 2n ** 64n)) return null
-    // The fields before the pieces hold no tab or newline (decimal, base64, hex and digits), the pieces no tab.
-    const text = await this.text(
-      `SELECT mc_block_seqno, root_hash, file_hash, keys, v2 FROM v2_pages
-       WHERE block = ${str(v2PageKey(id.workchain, id.shard, id.seqno))}
-       FORMAT TabSeparatedRaw`
-    )
-    if (text.length === 0) return null
-    const f = splitFields(text.endsWith("\n") ? text.slice(0, -1) : text, 5)
+    const row = await this.v2Rows.submit(v2PageKey(id.workchain, id.shard, id.seqno))
+    if (row === null) return null
     // A block the marker's bitmap does not show done (finished since its range was loaded, or not finished) is asked
     // of the marker: the other path would find no `tx_pages` rows for it (a single node's consumer writes none for a
     // block with a row) and answer from the row tables.
-    const mc = Number(f[0])
+    const mc = Number(row.mc)
     if (!(await this.isMcDone(mc))) {
       if (!(await this.mcBlockDone(mc))) return null
       this.rememberMcDone(mc)
     }
-    const page = cutV2Page(f[3]!, f[4]!, after, count)
+    const page = cutV2Page(row.keys, row.v2, after, count)
     return {
       id: {
         workchain: id.workchain,
         shard: BigInt.asIntN(64, BigInt(id.shard)).toString(),
         seqno: id.seqno,
-        root_hash: f[1]!,
-        file_hash: f[2]!
+        root_hash: row.root_hash,
+        file_hash: row.file_hash
       },
       transactions: page.text,
       count: page.count
     }
+  }
+
+  /**
+   * The `v2_pages` rows (sql/0132) of several blocks by their keys, in one statement; null for a block without one.
+   * The fields before the pieces hold no tab or newline (decimal, base64, hex and digits), the pieces (one a line) no
+   * tab, so a row is its first six tab-ended fields (the pieces' newline count sixth) and the pieces' lines.
+   */
+  private async v2PageRows(blocks: ReadonlyArray<string>): Promise<Array<V2Row | null>> {
+    const text = await this.text(
+      `SELECT block, mc_block_seqno, root_hash, file_hash, keys, countSubstrings(v2, '\\n'), v2 FROM v2_pages
+       WHERE block IN ${strArray([...new Set(blocks)])}
+       FORMAT TabSeparatedRaw`
+    )
+    const rows = new Map<string, V2Row>()
+    let at = 0
+    while (at < text.length) {
+      const f: Array<string> = []
+      for (let i = 0; i < 6; i++) {
+        const tab = text.indexOf("\t", at)
+        if (tab < 0) throw new Error(`v2_pages: a row of ${i + 1} fields`)
+        f.push(text.slice(at, tab))
+        at = tab + 1
+      }
+      let end = at
+      for (let n = Number(f[5]); n >= 0; n--) {
+        end = text.indexOf("\n", end) + 1
+        if (end === 0) throw new Error("v2_pages: a row's pieces cut short")
+      }
+      rows.set(f[0]!, { mc: f[1]!, root_hash: f[2]!, file_hash: f[3]!, keys: f[4]!, v2: text.slice(at, end - 1) })
+      at = end
+    }
+    return blocks.map((b) => rows.get(b) ?? null)
   }
 
   /** Two more queries for a page of transactions: its messages, then the bodies and init states they reference. */
