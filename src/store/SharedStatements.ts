@@ -57,7 +57,7 @@ export class SharedStatements<Q, A> {
     const first = this.waiting.shift()!
     const group = [first]
     let keys = this.keysOf(first.q)
-    for (let i = 0; i < this.waiting.length && group.length < this.limits.count; ) {
+    for (let i = 0; i < this.waiting.length && group.length < this.limits.count;) {
       const w = this.waiting[i]!
       const k = this.keysOf(w.q)
       if (keys + k <= this.limits.keys && this.joins(first.q, w.q)) {

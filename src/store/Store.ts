@@ -228,11 +228,14 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
     this.clients = list.map((c) => ({ reader: isClient(c) ? clientReader(c) : c, inFlight: 0 }))
     this.pageKv = options.pageKv ?? true
     const { count, inFlight } = options.sharing ?? DEFAULT_READ_SHARING
-    this.v3Pages = new SharedStatements((g) => this.v3PageLines(g), { count, inFlight, keys: count }, undefined, samePageShape)
-    this.lookups = new SharedStatements((g) => this.v3LookupsKvRows(g), { count, inFlight, keys: LOOKUP_KEYS }, (q) =>
-      q.hashes.size + q.book.size
+    const limits = { count, inFlight, keys: count }
+    this.v3Pages = new SharedStatements((g) => this.v3PageLines(g), limits, undefined, samePageShape)
+    this.lookups = new SharedStatements(
+      (g) => this.v3LookupsKvRows(g),
+      { ...limits, keys: LOOKUP_KEYS },
+      (q) => q.hashes.size + q.book.size
     )
-    this.v2Rows = new SharedStatements((g) => this.v2PageRows(g), { count, inFlight, keys: count })
+    this.v2Rows = new SharedStatements((g) => this.v2PageRows(g), limits)
   }
 
   /**

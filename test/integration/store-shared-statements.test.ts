@@ -32,7 +32,10 @@ const UNKNOWN = 9_999
 let ch: TestClickHouse
 
 /** A reader over the test's database that records its statements and refuses those `refuse` names a reason for. */
-const reader = (statements: Array<string> = [], refuse: (sql: string) => string | null = () => null): ReadConnection => {
+const reader = (
+  statements: Array<string> = [],
+  refuse: (sql: string) => string | null = () => null
+): ReadConnection => {
   const inner = clientReader(ch.client)
   const check = (sql: string) => {
     statements.push(sql)
@@ -69,7 +72,9 @@ const allUrls = (): Array<string> => {
   const out: Array<string> = []
   for (const b of bundles) {
     for (const s of SHAPES) {
-      out.push(`/api/v3/transactionsByMasterchainBlock?seqno=${b.mc_seqno}&limit=${s.limit}&offset=${s.offset}&sort=${s.sort}`)
+      out.push(
+        `/api/v3/transactionsByMasterchainBlock?seqno=${b.mc_seqno}&limit=${s.limit}&offset=${s.offset}&sort=${s.sort}`
+      )
     }
     out.push(`/api/v3/masterchainBlockShardState?seqno=${b.mc_seqno}&limit=40&sort=desc`)
     for (const blk of [b.mc_block, ...b.shard_blocks]) {
@@ -146,7 +151,14 @@ describe("statements shared by concurrent page reads", () => {
 
   /** Each call's answer or error message. */
   const outcomes = <T>(calls: ReadonlyArray<() => Promise<T>>) =>
-    Promise.all(calls.map((c) => c().then((ok) => ({ ok }), (e: Error) => ({ error: e.message }))))
+    Promise.all(
+      calls.map((c) =>
+        c().then(
+          (ok) => ({ ok }),
+          (e: Error) => ({ error: e.message })
+        )
+      )
+    )
 
   it("fails only the requests whose statement fails alone, each with its own error", async () => {
     await fillAccountStatesKv(ch.client)
@@ -167,7 +179,9 @@ describe("statements shared by concurrent page reads", () => {
       mcs.flatMap((s) => [() => store.v3PageText(s, SHAPES[0]!, true), () => store.v3PageText(s, SHAPES[3]!, false)])
     const v2Calls = (store: ClickHouseTxStore) =>
       bundles.flatMap((b) =>
-        [b.mc_block, ...b.shard_blocks].map((blk) => () => store.v2BlockPage!(blk.id as BlockId, null as AccountCursor | null, 40))
+        [b.mc_block, ...b.shard_blocks].map(
+          (blk) => () => store.v2BlockPage!(blk.id as BlockId, null as AccountCursor | null, 40)
+        )
       )
     const alone = aloneStore(reader([], refuse))
     const expected = [...(await outcomes(v3Calls(alone))), ...(await outcomes(v2Calls(alone)))]
@@ -177,7 +191,10 @@ describe("statements shared by concurrent page reads", () => {
     expect(got.flat()).toEqual(expected)
     // every kind of statement failed for some requests and answered others
     for (const table of ["v3_pages", "account_states_kv", "v2_pages"]) {
-      expect(expected.some((o) => "error" in o && o.error.startsWith(`refused ${table}:`)), table).toBe(true)
+      expect(
+        expected.some((o) => "error" in o && o.error.startsWith(`refused ${table}:`)),
+        table
+      ).toBe(true)
     }
     const errors = expected.filter((o) => "error" in o).length
     expect(errors).toBeGreaterThan(2)
