@@ -3,9 +3,14 @@
 // embedded ClickHouse batch by batch as the sink does, each table's build, encode and insert CPU measured apart
 // (build and encode on this thread; insert as the process's CPU while the engine inserts), the rows as a single node's
 // sink makes them (`pageKv`: `tx_pages` only for blocks the key-value page rows cannot serve). Rounds alternate between
-// the insert settings given with --settings-b (if any) and none, each round into a new database.
+// variant A (the schema and settings as they are) and variant B (the insert settings of --settings-b, and the
+// statements of --sql-b run after the migrations: a dropped view or index, a codec, a table setting), each round into
+// a new database. After the last batch the engine's background merges of the round's parts are measured apart: the
+// process's CPU over --tail seconds with nothing else running (`merges`); --stop-merges holds merges back while
+// inserting (so the insert figures hold no merge CPU) and lets them run only in the tail.
 // Usage: npx tsx bench/consumerTables.ts [--mc 60] [--tx 30] [--seed 42] [--rounds 4] [--batches 4]
-// [--settings-b name=value,...]. Numbers are printed, never asserted.
+// [--settings-b name=value,...] [--sql-b "statement; statement"] [--tail 8] [--stop-merges]. Numbers are printed,
+// never asserted.
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -22,7 +27,7 @@ import { rawBundle } from "../test/support/pipeline/chainUpstream.js"
 import { benchChain } from "./lib/chain.js"
 
 const USAGE = `Usage: npx tsx bench/consumerTables.ts [--mc 60] [--tx 30] [--seed 42] [--rounds 4] [--batches 4]
-  [--settings-b name=value,...]
+  [--settings-b name=value,...] [--sql-b "statement; statement"] [--tail 8] [--stop-merges]
   The consumer's build, encode and insert CPU per table over the ingest chain; numbers are printed, never asserted.`
 const args = parseCli({
   mc: { type: "string", default: "60" },
@@ -30,7 +35,10 @@ const args = parseCli({
   seed: { type: "string", default: "42" },
   rounds: { type: "string", default: "4" },
   batches: { type: "string", default: "4" },
-  "settings-b": { type: "string", default: "" }
+  "settings-b": { type: "string", default: "" },
+  "sql-b": { type: "string", default: "" },
+  tail: { type: "string", default: "8" },
+  "stop-merges": { type: "boolean", default: false }
 }, USAGE)
 
 installFastCellHash()
@@ -47,8 +55,12 @@ const perBatch = Math.ceil(bundles.length / Number(args.batches))
 const settingsB: Record<string, string> = Object.fromEntries(
   args["settings-b"].split(",").filter((s) => s !== "").map((s) => s.split("=") as [string, string])
 )
-const variants: Array<[string, Record<string, string>]> = [["A (none)", {}]]
-if (Object.keys(settingsB).length > 0) variants.push([`B (${args["settings-b"]})`, settingsB])
+const sqlB = args["sql-b"].split(";").map((q) => q.trim()).filter((q) => q !== "")
+const variants: Array<[string, Record<string, string>, ReadonlyArray<string>]> = [["A (as is)", {}, []]]
+if (Object.keys(settingsB).length > 0 || sqlB.length > 0) {
+  variants.push([`B (${[args["settings-b"], ...sqlB].filter((x) => x !== "").join("; ")})`, settingsB, sqlB])
+}
+const tailSec = Number(args.tail)
 
 const threadCpu = () => {
   const u = process.cpuUsage()
@@ -56,12 +68,22 @@ const threadCpu = () => {
 }
 const dataDir = mkdtempSync(join(tmpdir(), "bench-ctables-"))
 type Steps = Record<"build" | "encode" | "insert", number>
-const results = new Map<string, Array<Map<string, Steps>>>()
+interface Round {
+  readonly steps: Map<string, Steps>
+  /** Process CPU seconds over the tail after the last batch (background merges), and active parts then. */
+  readonly merges: number
+  readonly parts: ReadonlyArray<{ table: string; parts: number; rows: number; bytes: number }>
+}
+const results = new Map<string, Array<Round>>()
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 let db = 0
 for (let round = 0; round < Number(args.rounds); round++) {
-  for (const [name, settings] of round % 2 === 0 ? variants : [...variants].reverse()) {
-    const ch = await makeClickHouseClient({ url: undefined, user: "default", password: "", database: `r${db++}`, dataDir })
+  for (const [name, settings, statements] of round % 2 === 0 ? variants : [...variants].reverse()) {
+    const database = `r${db++}`
+    const ch = await makeClickHouseClient({ url: undefined, user: "default", password: "", database, dataDir })
     await applyMigrations(ch.client)
+    for (const query of statements) await ch.client.command({ query })
+    if (args["stop-merges"]) await ch.client.command({ query: "SYSTEM STOP MERGES" })
     const steps = new Map<string, Steps>()
     const add = (table: string, step: keyof Steps, sec: number) => {
       const s = steps.get(table) ?? { build: 0, encode: 0, insert: 0 }
@@ -112,9 +134,20 @@ for (let round = 0; round < Number(args.rounds); round++) {
         add(table, "insert", t2 - t1)
       }
     }
+    if (args["stop-merges"]) await ch.client.command({ query: "SYSTEM START MERGES" })
+    const tail0 = threadCpu()
+    await sleep(tailSec * 1000)
+    const merges = threadCpu() - tail0
+    const parts = (await (await ch.client.query({
+      query: `SELECT table, count() AS parts, sum(rows) AS rows, sum(bytes_on_disk) AS bytes FROM system.parts
+              WHERE database = {db:String} AND active GROUP BY table ORDER BY table`,
+      query_params: { db: database },
+      format: "JSONEachRow"
+    })).json()) as Array<{ table: string; parts: string; rows: string; bytes: string }>
+    await ch.client.command({ query: `DROP DATABASE ${database} SYNC` })
     await ch.client.close()
     const list = results.get(name) ?? []
-    list.push(steps)
+    list.push({ steps, merges, parts: parts.map((p) => ({ table: p.table, parts: Number(p.parts), rows: Number(p.rows), bytes: Number(p.bytes) })) })
     results.set(name, list)
   }
 }
@@ -123,8 +156,9 @@ rmSync(dataDir, { recursive: true, force: true })
 const med = (a: Array<number>) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)]!
 const us = (sec: number) => ((sec / txs) * 1e6).toFixed(1).padStart(7)
 console.log(`${txs} transactions in ${bundles.length} bundles, ${Number(args.batches)} batches; medians of ${args.rounds} rounds, CPU us/tx`)
-for (const [name, rounds] of results) {
+for (const [name, all] of results) {
   console.log(`${name}:`)
+  const rounds = all.map((r) => r.steps)
   const tables = [...new Set(rounds.flatMap((r) => [...r.keys()]))]
   const total: Steps = { build: 0, encode: 0, insert: 0 }
   for (const t of tables) {
@@ -137,5 +171,8 @@ for (const [name, rounds] of results) {
   console.log(`  ${"all (sum of medians)".padEnd(20)} build ${us(total.build)}  encode ${us(total.encode)}  insert ${us(total.insert)}`)
   const sums = rounds.map((r) => [...r.values()].reduce((n, s) => n + s.build + s.encode + s.insert, 0))
   console.log(`  per round, all steps: ${sums.map((s) => us(s).trim()).join(" ")}`)
+  console.log(`  merges (process CPU over the ${tailSec} s tail): median ${us(med(all.map((r) => r.merges))).trim()}; per round ${all.map((r) => us(r.merges).trim()).join(" ")}`)
+  const last = all[all.length - 1]!.parts
+  console.log(`  active parts after the tail (last round): ${last.map((p) => `${p.table} ${p.parts} (${(p.bytes / txs).toFixed(0)} B/tx)`).join(", ")}`)
 }
 process.exit(0)
