@@ -59,10 +59,10 @@ const ALL: ReadonlyArray<Variant> = [
     ]
   },
   {
-    name: "BOC and JSON columns ZSTD(3) (before sql/0140)",
+    name: "BOC and JSON columns ZSTD(1)",
     sql: [
-      ...codec("transactions", [["boc", "String"]], "ZSTD(3)"),
-      ...codec("message_contents", [["boc", "String"], ["decoded", "Nullable(String)"]], "ZSTD(3)")
+      ...codec("transactions", [["boc", "String"]], "ZSTD(1)"),
+      ...codec("message_contents", [["boc", "String"], ["decoded", "Nullable(String)"]], "ZSTD(1)")
     ]
   },
   {
