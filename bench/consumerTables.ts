@@ -18,13 +18,8 @@ import { makeClickHouseClient } from "../src/clickhouse/ClickHouse.js"
 import { applyMigrations } from "../src/clickhouse/migrations.js"
 import { INSERT_ORDER, type TableName, visitBundleRows } from "../src/flatten/bundle.js"
 import { parseCli } from "../src/infra/cli.js"
-import { assembleBundle, pipelineDecode } from "../src/producer/assemble.js"
 import { encoderFor, type RowEncoder } from "../src/sink/encode.js"
-import { installFastCellHash } from "../src/ton/fastHash.js"
-import type { MasterchainBundle } from "../src/ton/record.js"
-import { assignTraceIds } from "../src/trace/traceIds.js"
-import { rawBundle } from "../test/support/pipeline/chainUpstream.js"
-import { benchChain } from "./lib/chain.js"
+import { benchBundles } from "./lib/chain.js"
 
 const USAGE = `Usage: npx tsx bench/consumerTables.ts [--mc 60] [--tx 30] [--seed 42] [--rounds 4] [--batches 4]
   [--settings-b name=value,...] [--sql-b "statement; statement"] [--tail 8] [--stop-merges]
@@ -41,15 +36,7 @@ const args = parseCli({
   "stop-merges": { type: "boolean", default: false }
 }, USAGE)
 
-installFastCellHash()
-const chain = benchChain(Number(args.seed), Number(args.mc), Number(args.tx))
-const raw: Array<MasterchainBundle> = []
-for (let s = chain.first; s <= chain.last; s++) {
-  const r = rawBundle(chain, s)
-  if (r !== undefined) raw.push(assembleBundle(r, "mainnet", pipelineDecode).bundle)
-}
-const traced = assignTraceIds(raw.map((b) => b.transactions), { get: () => undefined }, "own-hash")
-const bundles = raw.map((b, k) => ({ ...b, transactions: traced[k]! }))
+const bundles = benchBundles(Number(args.seed), Number(args.mc), Number(args.tx))
 const txs = bundles.reduce((n, b) => n + b.transactions.length, 0)
 const perBatch = Math.ceil(bundles.length / Number(args.batches))
 const settingsB: Record<string, string> = Object.fromEntries(

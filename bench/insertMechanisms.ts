@@ -15,13 +15,8 @@ import { applyMigrations } from "../src/clickhouse/migrations.js"
 import { INSERT_ORDER, type TableName, visitBundleRows } from "../src/flatten/bundle.js"
 import { parseCli } from "../src/infra/cli.js"
 import { processCpuSeconds } from "../src/ops/cpu.js"
-import { assembleBundle, pipelineDecode } from "../src/producer/assemble.js"
 import { encoderFor, type RowEncoder } from "../src/sink/encode.js"
-import { installFastCellHash } from "../src/ton/fastHash.js"
-import type { MasterchainBundle } from "../src/ton/record.js"
-import { assignTraceIds } from "../src/trace/traceIds.js"
-import { rawBundle } from "../test/support/pipeline/chainUpstream.js"
-import { benchChain } from "./lib/chain.js"
+import { benchBundles } from "./lib/chain.js"
 
 const USAGE = `Usage: npx tsx bench/insertMechanisms.ts [--mc 60] [--tx 30] [--seed 42] [--rounds 4] [--batches 5]
   [--only name,name]
@@ -83,15 +78,7 @@ const ALL: ReadonlyArray<Variant> = [
 const only = args.only.split(",").filter((s) => s !== "")
 const variants = only.length === 0 ? ALL : ALL.filter((v) => v.name === "as is" || only.some((o) => v.name.includes(o)))
 
-installFastCellHash()
-const chain = benchChain(Number(args.seed), Number(args.mc), Number(args.tx))
-const raw: Array<MasterchainBundle> = []
-for (let s = chain.first; s <= chain.last; s++) {
-  const r = rawBundle(chain, s)
-  if (r !== undefined) raw.push(assembleBundle(r, "mainnet", pipelineDecode).bundle)
-}
-const traced = assignTraceIds(raw.map((b) => b.transactions), { get: () => undefined }, "own-hash")
-const bundles = raw.map((b, k) => ({ ...b, transactions: traced[k]! }))
+const bundles = benchBundles(Number(args.seed), Number(args.mc), Number(args.tx))
 const txs = bundles.reduce((n, b) => n + b.transactions.length, 0)
 const perBatch = Math.ceil(bundles.length / Number(args.batches))
 // Every batch's tables encoded once, in insert order.
