@@ -44,15 +44,22 @@ export class CellStore {
   exotic = new Uint8Array(0)
   depth = new Int32Array(0)
   hashes = Buffer.alloc(0)
-  private readonly wasm: Sha256Batch | undefined
+  // Instantiated on the first cell hashed (null until then): a store that only reads cells (a header scan, a text
+  // comment) never makes one.
+  private wasm: Sha256Batch | undefined | null
 
   constructor(hasher: CellHasher = "wasm") {
-    this.wasm = hasher === "wasm" ? makeSha256Batch() : undefined
+    this.wasm = hasher === "wasm" ? null : undefined
+  }
+
+  private hasherBatch(): Sha256Batch | undefined {
+    if (this.wasm === null) this.wasm = makeSha256Batch()
+    return this.wasm
   }
 
   /** The hasher in use: "js" where WebAssembly is unavailable. */
   get hasher(): CellHasher {
-    return this.wasm === undefined ? "js" : "wasm"
+    return this.hasherBatch() === undefined ? "js" : "wasm"
   }
 
   private ensure(n: number): void {
@@ -271,7 +278,7 @@ export class CellStore {
    * little next to the hashing (the JS<->wasm crossing is tens of ns), so no batching across cells.
    */
   private hashCell(i: number): void {
-    const w = this.wasm
+    const w = this.wasm === null ? this.hasherBatch() : this.wasm
     const o = this.off[i]!
     const src = this.src[i]!
     const head = 2 + ((src[o + 1]! + 1) >> 1)
