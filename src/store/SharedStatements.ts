@@ -2,7 +2,7 @@
  * Statements shared by concurrent reads of one kind: a request finding fewer than `inFlight` statements of its kind
  * running goes out at once (a lone request waits for nothing); the requests arriving while they run wait, and go out
  * together as ONE statement when one finishes, as many as `count` and `keys` allow (and `joins` accepts beside the
- * group's first). Invariant: every request gets what `run([itself])` answers: the runner answers a group by index,
+ * requests the group holds so far). Invariant: every request gets what `run([itself])` answers: the runner answers a group by index,
  * and a group whose statement fails runs each of its requests alone, so each gets its own answer or its own error.
  */
 
@@ -30,8 +30,8 @@ export class SharedStatements<Q, A> {
     private readonly run: (group: ReadonlyArray<Q>) => Promise<ReadonlyArray<A>>,
     private readonly limits: SharingLimits,
     private readonly keysOf: (q: Q) => number = () => 1,
-    /** Whether `q` may share the statement of a group whose first request is `first`. */
-    private readonly joins: (first: Q, q: Q) => boolean = () => true
+    /** Whether `q` may share the statement of a group holding `group` so far (its first request first). */
+    private readonly joins: (group: ReadonlyArray<Q>, q: Q) => boolean = () => true
   ) {}
 
   submit(q: Q): Promise<A> {
@@ -56,12 +56,14 @@ export class SharedStatements<Q, A> {
   private take(): Array<Waiting<Q, A>> {
     const first = this.waiting.shift()!
     const group = [first]
+    const qs = [first.q]
     let keys = this.keysOf(first.q)
     for (let i = 0; i < this.waiting.length && group.length < this.limits.count;) {
       const w = this.waiting[i]!
       const k = this.keysOf(w.q)
-      if (keys + k <= this.limits.keys && this.joins(first.q, w.q)) {
+      if (keys + k <= this.limits.keys && this.joins(qs, w.q)) {
         group.push(w)
+        qs.push(w.q)
         keys += k
         this.waiting.splice(i, 1)
       } else i++

@@ -84,6 +84,14 @@ interface V3PageAsk {
 const samePageShape = (a: V3PageAsk, b: V3PageAsk): boolean =>
   a.offset === b.offset && a.limit === b.limit && a.sort === b.sort
 
+/**
+ * Whether a page may share the `v3_pages` statement of `group`: pages of any shapes may (each block's row answers
+ * the shape asked of that block), but one block answers one shape per statement, so a page of a block the group
+ * already asks in another shape waits for the next statement (the same page twice shares it).
+ */
+const fitsPageGroup = (group: ReadonlyArray<V3PageAsk>, q: V3PageAsk): boolean =>
+  group.every((a) => a.seqno !== q.seqno || samePageShape(a, q))
+
 /** What one page's lookups take from a shared lookups statement. */
 interface LookupsAnswer {
   readonly filled: boolean
@@ -229,7 +237,7 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
     this.pageKv = options.pageKv ?? true
     const { count, inFlight } = options.sharing ?? DEFAULT_READ_SHARING
     const limits = { count, inFlight, keys: count }
-    this.v3Pages = new SharedStatements((g) => this.v3PageLines(g), limits, undefined, samePageShape)
+    this.v3Pages = new SharedStatements((g) => this.v3PageLines(g), limits, undefined, fitsPageGroup)
     this.lookups = new SharedStatements(
       (g) => this.v3LookupsKvRows(g),
       { ...limits, keys: LOOKUP_KEYS },
@@ -488,26 +496,44 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
   }
 
   /**
-   * The pages' lines cut from their blocks' `v3_pages` rows (sql/0131) by one key lookup of every block (the pages
-   * share one shape: `samePageShape`) whose statement returns only the pages' lines, in page order: a descending
-   * page is a slice of the row's lines, an ascending one the lines whose ascending position falls in the page,
-   * ordered by it. Null for a block without a row.
+   * The pages' lines cut from their blocks' `v3_pages` rows (sql/0131) by one key lookup of every block (one shape
+   * per block: `fitsPageGroup`) whose statement returns only the pages' lines, in page order: a descending page is a
+   * slice of the row's lines, an ascending one the lines whose ascending position falls in the page, ordered by it.
+   * Pages of one shape (a lone page among them) take it as constants, so their statement is the lone page's with more
+   * keys; an offset or limit the pages differ in is taken by each row from literal arrays by its block (`transform`),
+   * and the statement cuts only the orders asked (both, an `if` per row, only when both are). Null for a block
+   * without a row.
    */
   private async v3PageLines(asks: ReadonlyArray<V3PageAsk>): Promise<Array<Array<string> | null>> {
-    const o = asks[0]!
-    const offset = uint64Number(o.offset)
-    const limit = uint32(o.limit)
+    const shapes = new Map<number, V3PageAsk>()
+    for (const a of asks) shapes.set(a.seqno, a)
+    const blocks = [...shapes.values()]
+    const keys = uint32Array(blocks.map((a) => a.seqno))
+    // an argument the pages share is a constant, one they differ in is looked up by each row's block
+    const perRow = (type: string, value: (a: V3PageAsk) => string): string => {
+      const values = blocks.map(value)
+      return values.every((v) => v === values[0])
+        ? values[0]!
+        : `transform(mc_block_seqno, CAST(${keys} AS Array(UInt32)), CAST([${values.join(",")}] AS Array(${type})), to${type}(0))`
+    }
+    const offset = perRow("UInt64", (a) => uint64Number(a.offset))
+    const limit = perRow("UInt32", (a) => uint32(a.limit))
     const inPage = `r > ${offset} AND r <= ${offset} + ${limit}`
+    const asc = `arraySort((x, r) -> r, arrayFilter((x, r) -> ${inPage}, lines, asc_rank), arrayFilter(r -> ${inPage}, asc_rank))`
+    const desc = `arraySlice(lines, ${offset} + 1, ${limit})`
+    const sorts = new Set(blocks.map((a) => a.sort))
     const page =
-      o.sort === "asc"
-        ? `arraySort((x, r) -> r, arrayFilter((x, r) -> ${inPage}, lines, asc_rank), arrayFilter(r -> ${inPage}, asc_rank))`
-        : `arraySlice(lines, ${offset} + 1, ${limit})`
+      sorts.size === 2
+        ? `if(${perRow("UInt8", (a) => (a.sort === "asc" ? "1" : "0"))} = 1, ${asc}, ${desc})`
+        : sorts.has("asc")
+          ? asc
+          : desc
     // Per row: the block, its page's line count, then the lines, each with no raw tab or newline of its own but tabs
     // between its fields, so a row is its first two tab-ended fields and that many newline-ended lines.
     // The engine's former analyzer plans this statement with less CPU, the same answer (BENCHMARKS.md, 2026-11-25).
     const text = await this.text(
       `SELECT mc_block_seqno, length(${page} AS page), arrayStringConcat(page, '\\n') FROM v3_pages
-       WHERE mc_block_seqno IN ${uint32Array([...new Set(asks.map((a) => a.seqno))])}
+       WHERE mc_block_seqno IN ${keys}
        SETTINGS enable_analyzer = 0
        FORMAT TabSeparatedRaw`
     )

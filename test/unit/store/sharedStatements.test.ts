@@ -47,13 +47,31 @@ describe("SharedStatements", () => {
   it("bounds a group by count, by keys and by what may join its first request", async () => {
     const g = gated()
     const keysOf = (q: number) => (q >= 100 ? 50 : 1)
-    const joins = (first: number, q: number) => first % 2 === q % 2
+    const joins = (group: ReadonlyArray<number>, q: number) => group[0]! % 2 === q % 2
     const shared = new SharedStatements(g.run, { inFlight: 1, count: 3, keys: 60 }, keysOf, joins)
     const answers = [0, 2, 4, 6, 8, 1, 3, 100, 102].map((q) => shared.submit(q))
     for (let i = 0; i < 6; i++) await g.release()
     // count 3; odd ones wait for a group of their own; 100 and 102 (50 keys each) do not fit one group of 60 keys
     expect(g.groups).toEqual([[0], [2, 4, 6], [8, 100], [1, 3], [102]])
     expect(await Promise.all(answers)).toEqual([0, 2, 4, 6, 8, 1, 3, 100, 102].map((q) => `answer ${q}`))
+  })
+
+  it("asks `joins` with the whole group taken so far, so a request may wait because of any member", async () => {
+    const g = gated()
+    const asked: Array<[ReadonlyArray<number>, number]> = []
+    // requests are (key, shape) as key * 10 + shape: a key may appear in a group in one shape only, repeats allowed
+    const joins = (group: ReadonlyArray<number>, q: number) => {
+      asked.push([[...group], q])
+      return group.every((m) => Math.floor(m / 10) !== Math.floor(q / 10) || m === q)
+    }
+    const shared = new SharedStatements(g.run, { inFlight: 1, count: 16, keys: 100 }, undefined, joins)
+    const qs = [0, 11, 21, 12, 11, 31, 22, 12]
+    const answers = qs.map((q) => shared.submit(q))
+    for (let i = 0; i < 4; i++) await g.release()
+    // 12 waits because of 11 (the group's second request, not its first), 22 because of 21; 11 twice shares one
+    expect(g.groups).toEqual([[0], [11, 21, 11, 31], [12, 22, 12]])
+    expect(asked).toContainEqual([[11, 21], 12])
+    expect(await Promise.all(answers)).toEqual(qs.map((q) => `answer ${q}`))
   })
 
   it("runs `inFlight` statements at once before requests wait", async () => {
