@@ -9,7 +9,10 @@
 // each endpoint is loaded with requests spread over BENCH_SAMPLE (default 10,000, or all) random masterchain blocks, at
 // 40 transactions per response, with API_CACHE_BYTES=0 (every request reads the store), then with the cache on after
 // one pass filled it (BENCH_CACHE=off or on runs one of the two); it prints req/s, p50/p99, one-connection latency,
-// the runnable's CPU per request and peak RSS.
+// the runnable's CPU per request and peak RSS. BENCH_LIMITS=10,40,100,256 (volume mode) mixes page shapes instead: each
+// request's limit (v3) or count (v2) is drawn from the list, and each v3 request's order (asc or desc) and offset (0 to
+// BENCH_MAX_OFFSET - 1, default 30: below every block's transaction count of the 200,000-transaction store) at random
+// too (deterministic: the same requests on every run over the same store).
 import type { ClickHouseClient } from "@clickhouse/client"
 import { Either } from "effect"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
@@ -48,6 +51,9 @@ Settings are environment variables:
   BENCH_ENDPOINT=v2|v3            (volume mode) load one endpoint only (default both)
   BENCH_SINGLES=N                 (volume mode) one-connection requests for the latency figure
   BENCH_PORT=P                    (volume mode) the runnable's port (default 18480)
+  BENCH_LIMITS=A,B,...            (volume mode) mixed page shapes: limits/counts drawn from the list, v3 orders and
+                                  offsets at random (default: every page limit/count 40, desc, offset 0)
+  BENCH_MAX_OFFSET=N              (volume mode, with BENCH_LIMITS) v3 offsets drawn from 0..N-1 (default 30)
   BENCH_CONNECTIONS=N             concurrent connections (default 16)
   BENCH_SECONDS=N                 seconds per load run (default 10)`
 )
@@ -347,9 +353,26 @@ const volume = async (dataDir: string) => {
   const base = `http://127.0.0.1:${port}`
   // the sequential pass over the first BENCH_SINGLES paths of the sample (default 500)
   const singlesCount = Number(process.env.BENCH_SINGLES ?? 500)
+  // BENCH_LIMITS: mixed page shapes, drawn by a seeded generator per request (the same on every run)
+  const limits = (process.env.BENCH_LIMITS ?? "").split(",").filter((x) => x !== "").map(Number)
+  if (limits.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`BENCH_LIMITS: ${process.env.BENCH_LIMITS}`)
+  const maxOffset = Number(process.env.BENCH_MAX_OFFSET ?? 30)
+  const drawer = (seed: number) => (n: number): number => {
+    seed ^= seed << 13
+    seed ^= seed >>> 17
+    seed ^= seed << 5
+    return (seed >>> 0) % n
+  }
+  const v3Shape = (draw: (n: number) => number): string =>
+    limits.length === 0
+      ? "limit=40"
+      : `limit=${limits[draw(limits.length)]}&offset=${draw(maxOffset)}&sort=${draw(2) === 0 ? "asc" : "desc"}`
+  const v2Count = (draw: (n: number) => number): number => (limits.length === 0 ? 40 : limits[draw(limits.length)]!)
+  const shapes = limits.length === 0 ? "40" : `mixed(${limits.join(",")}; v3 offsets 0-${maxOffset - 1}, asc/desc)`
   console.log(
     `bench:api volume store=${dataDir} transactions=${stamp.txs} mc_blocks=${all.length} ` +
-      `sample=${mcs.length} blocks per endpoint project=${project} connections=${connections} duration=${seconds}s ` +
+      `sample=${mcs.length} blocks per endpoint shapes=${shapes} project=${project} connections=${connections} ` +
+      `duration=${seconds}s ` +
       `node=${process.version} cpus=${availableParallelism()} load=${loadavg()[0]!.toFixed(1)}`
   )
   // BENCH_CACHE=off (or on) runs one of the two passes only
@@ -363,6 +386,8 @@ const volume = async (dataDir: string) => {
     try {
       // v2 pages: for each sampled masterchain block, one basechain block of it with transactions
       const v2: Array<string> = []
+      const drawV2 = drawer(7)
+      const drawV3 = drawer(11)
       for (const seqno of process.env.BENCH_ENDPOINT === "v3" ? [] : mcs) {
         const res = await fetch(`${base}/api/v3/masterchainBlockShards?seqno=${seqno}`)
         const blocks = ((await res.json()) as { blocks: Array<{ workchain: number; shard: string; seqno: number; tx_count: number }> }).blocks
@@ -370,11 +395,12 @@ const volume = async (dataDir: string) => {
         const b = pick[seqno % Math.max(1, pick.length)]
         if (b === undefined) continue
         const shard = BigInt.asIntN(64, BigInt(`0x${b.shard}`)).toString()
-        v2.push(`/api/v2/getBlockTransactionsExt?workchain=0&shard=${shard}&seqno=${b.seqno}&count=40`)
+        v2.push(`/api/v2/getBlockTransactionsExt?workchain=0&shard=${shard}&seqno=${b.seqno}&count=${v2Count(drawV2)}`)
       }
+      const v3 = mcs.map((m) => `/api/v3/masterchainBlockShardState?seqno=${m}&${v3Shape(drawV3)}`)
       const targets: Array<[string, Array<string>]> = [
-        ["v2 getBlockTransactionsExt count=40", v2],
-        ["v3 masterchainBlockShardState limit=40", mcs.map((m) => `/api/v3/masterchainBlockShardState?seqno=${m}&limit=40`)]
+        [`v2 getBlockTransactionsExt count=${shapes}`, v2],
+        [`v3 masterchainBlockShardState limit=${shapes}`, v3]
       ]
       for (const [name, paths] of targets) {
         // BENCH_ENDPOINT=v2 (or v3) loads one of the two only
