@@ -14,6 +14,8 @@
 // stored, RSS, V8 heap used / total, external and array buffers from its metrics: what grows over a long run).
 // [--node-flags "FLAGS"] (Node/V8 flags for the producer and consumer processes, e.g. "--single-threaded-gc": how
 // the processes' garbage collection or JIT settings change their CPU and memory, measured in one run).
+// [--child-log DIR] (each pipeline process's stdout and stderr, whole, to DIR/<name>.log: e.g. the lines of
+// `--node-flags --trace-gc`, which count its scavenges and mark-compacts).
 // (--store implies --solo false.) [--source toncenter|liteserver] (the producer's upstream; default toncenter, rate
 // limits off either way: TONCENTER_RPS=10000, LITESERVER_RPS=0).
 // --gen-dir serves a chain written by `npm run generate` instead (e.g. the million-transaction one); --store keeps the
@@ -41,7 +43,7 @@ import { installFastCellHash } from "../src/ton/fastHash.js"
 
 const USAGE = `Usage: npm run bench:ingest -- [--mc 60] [--tx 30] [--seed 42] | [--gen-dir DIR] [--store DIR] [--solo false]
   [--codec none|gzip|lz4|zstd] [--runtime node|tsx] [--cpu-prof DIR] [--batch-rows 50000] [--mem-log FILE]
-  [--source toncenter|liteserver] [--node-flags "FLAGS"]
+  [--source toncenter|liteserver] [--node-flags "FLAGS"] [--child-log DIR]
   End-to-end ingest over a generated chain; numbers are printed, never asserted (see the file's header).`
 const args = parseCli({
   mc: { type: "string", default: "60" },
@@ -56,7 +58,8 @@ const args = parseCli({
   "cpu-prof": { type: "string" },
   "mem-log": { type: "string" },
   source: { type: "string", default: "toncenter" },
-  "node-flags": { type: "string", default: "" }
+  "node-flags": { type: "string", default: "" },
+  "child-log": { type: "string" }
 }, USAGE)
 if (args.source !== "toncenter" && args.source !== "liteserver") {
   process.stderr.write(`--source must be toncenter or liteserver\n${USAGE}\n`)
@@ -199,6 +202,15 @@ const child = (name: string, script: string, env: Record<string, string>): Child
   const keep = (c: Buffer) => (tail = (tail + c.toString()).slice(-4000))
   proc.stdout!.on("data", keep)
   proc.stderr!.on("data", keep)
+  const logDir = args["child-log"]
+  if (logDir !== undefined) {
+    mkdirSync(logDir, { recursive: true })
+    const file = join(logDir, `${name.replace(/[^A-Za-z0-9_.-]+/g, "_")}.log`)
+    writeFileSync(file, "")
+    const save = (c: Buffer) => appendFileSync(file, c)
+    proc.stdout!.on("data", save)
+    proc.stderr!.on("data", save)
+  }
   proc.once("exit", (code) => {
     if (code !== 0 && code !== null) process.stderr.write(`${name} exited with ${code}:\n${tail}\n`)
   })

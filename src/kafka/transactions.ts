@@ -13,21 +13,38 @@ import { goJsonStringify, renderV3AccountState, renderV3Transaction, shardHex } 
 import { Lru } from "../trace/Lru.js"
 import { assignTraceIds, type TraceNode } from "../trace/traceIds.js"
 import type { EncodedMessage } from "./codec.js"
+import { TraceHistory } from "./traceHistory.js"
 
 export const TRANSACTIONS_SCHEMA_VERSION = 1
 
-/** A transaction's record before the publish step: its v3 JSON without `trace_id`, and what tracing needs. */
+/** A transaction's record before the publish step: where its v3 JSON lies in its bundle's `Drafts`, and what tracing needs. */
 export interface TransactionDraft extends TraceNode {
   readonly account: RawAddress
   /** `workchain:SHARD:seqno` of the block holding the transaction (the `block` header). */
   readonly block: string
-  /** v3 JSON rendered with `trace_id` absent and the bundle's own account states. */
-  readonly json: string
-  /** Where `"trace_id":"…"` goes: right after `mc_block_seqno`, before `prev_trans_hash` (Go struct order). */
-  readonly cut: number
+  /** The record's bytes in the bundle's draft bytes: `[start, end)`, its trace id included. */
+  readonly start: number
+  readonly end: number
+  /**
+   * Where the trace id's 44 characters go: the bytes hold `,"trace_id":"` before them and `"` after, right after
+   * `mc_block_seqno` and before `prev_trans_hash` (Go struct order); the publish step writes the id in place.
+   */
+  readonly gap: number
   /** State hashes the bundle does not describe, rendered hash-only: history may know them. */
   readonly unknownStates: ReadonlyArray<HashB64>
 }
+
+/**
+ * A bundle's drafts: every transaction's v3 JSON (UTF-8, the bundle's own account states, room left for its trace
+ * id) one after the other in one buffer that owns its memory, so that a decode worker moves it to the main thread
+ * instead of copying a string per transaction, and the publish step's records are views of it (no copy either).
+ */
+export interface Drafts {
+  readonly bytes: Uint8Array
+  readonly list: ReadonlyArray<TransactionDraft>
+}
+
+export const NO_DRAFTS: Drafts = { bytes: new Uint8Array(0), list: [] }
 
 /** The account states as the store gives them back to the API (the row round trip, the fuller row per hash). */
 export const storedStates = (states: ReadonlyArray<AccountStateRecord>): Map<HashB64, AccountStateRecord> => {
@@ -52,12 +69,35 @@ const PREV_KEY = ',"prev_trans_hash":'
 export const blockName = (tx: Pick<TransactionRecord, "block">): string =>
   `${tx.block.workchain}:${shardHex(tx.block.shard)}:${tx.block.seqno}`
 
+/** A base64 hash as JSON writes it: 44 characters that need no escaping. */
+const TRACE_ID_CHARS = 44
+const TRACE_HEAD = ',"trace_id":"'
+const TRACE_ROOM = TRACE_HEAD.length + TRACE_ID_CHARS + 1
+const PLAIN_TRACE_ID = /^[A-Za-z0-9+/]{43}=$/
+
 /** Drafts of every transaction of a bundle, in the bundle's order. Pure; runs where the bundle was decoded. */
-export const draftTransactions = (bundle: MasterchainBundle): Array<TransactionDraft> => {
+export const draftTransactions = (bundle: MasterchainBundle): Drafts => {
   const states = storedStates(bundle.account_states)
-  return bundle.transactions.map((tx) => {
+  const jsons: Array<string> = []
+  let bytes = 0
+  for (const tx of bundle.transactions) {
     const json = goJsonStringify(renderV3Transaction({ ...tx, trace_id: null }, states))
+    jsons.push(json)
+    bytes += Buffer.byteLength(json, "utf8") + TRACE_ROOM
+  }
+  const out = Buffer.allocUnsafeSlow(bytes)
+  let at = 0
+  const list = bundle.transactions.map((tx, i): TransactionDraft => {
+    const json = jsons[i]!
     const cut = json.indexOf(PREV_KEY)
+    const start = at
+    at += out.write(json.slice(0, cut), at, "utf8")
+    at += out.write(TRACE_HEAD, at, "latin1")
+    const gap = at
+    out.fill(0x20, at, at + TRACE_ID_CHARS)
+    at += TRACE_ID_CHARS
+    out[at++] = 0x22
+    at += out.write(json.slice(cut), at, "utf8")
     const unknown = new Set<HashB64>()
     for (const h of [tx.account_state_hash_before, tx.account_state_hash_after]) if (!states.has(h)) unknown.add(h)
     return {
@@ -69,23 +109,30 @@ export const draftTransactions = (bundle: MasterchainBundle): Array<TransactionD
       out_msgs: tx.out_msgs.filter((m) => m.type === "int").map((m) => ({ type: m.type, hash: m.hash })),
       description: { type: tx.description.type },
       block: blockName(tx),
-      json,
-      cut,
+      start,
+      end: at,
+      gap,
       unknownStates: [...unknown]
     }
   })
+  return { bytes: out, list }
 }
 
 export interface HistoryLimits {
-  /** Heap the out-message hash -> trace id entries may take (least recently used go first); default 32 MiB. */
+  /**
+   * Sets how many out-message hash -> trace id entries are kept (least recently used go first): this many bytes at
+   * TRACE_ENTRY_BYTES each; default 32 MiB.
+   */
   readonly traceBytes?: number
   /** Heap the account states kept by hash may take (least recently used go first); default 32 MiB. */
   readonly stateBytes?: number
 }
 
 /**
- * Heap one out-message hash -> trace id entry takes: two base64 hashes and the map's slot (166 bytes measured with
- * 200,000 entries; the consumer's trace cache, the same kind of entry, measured 187 with its Map at 500,000).
+ * What one out-message hash -> trace id entry counts for against `traceBytes`: what it took on the heap as a Map of
+ * two base64 strings (166 bytes measured with 200,000 entries; the consumer's trace cache, the same kind of entry,
+ * 187). Kept as the unit, so the history keeps as many entries as before (~176,000 at the default) and resolves the
+ * same traces; it holds them outside the JS heap now, TRACE_HISTORY_ENTRY_BYTES (108) each (traceHistory.ts).
  */
 export const TRACE_ENTRY_BYTES = 190
 export const PUBLISH_HISTORY_TRACE_BYTES = 32 * 1024 * 1024
@@ -110,13 +157,13 @@ export const accountStateBytes = (s: AccountStateRecord): number =>
 
 /**
  * What the publish step remembers of the bundles it published: trace ids by the hash of the internal messages they
- * sent, and account states by hash. Fed in masterchain order; bounded by bytes, like the consumer's trace cache: at
- * the defaults about 176,000 out-messages and 70,000 account states (unbounded in entries, a million-transaction
- * backfill held ~175 MB here). A sender older than what is kept starts a new trace and a state older than that is
+ * sent (outside the JS heap, ~19 MB when full), and account states by hash. Fed in masterchain order; bounded like
+ * the consumer's trace cache: at the defaults about 176,000 out-messages and 70,000 account states (unbounded in
+ * entries, a million-transaction backfill held ~175 MB here). A sender older than what is kept starts a new trace and a state older than that is
  * published hash-only, as after a restart, which re-reads only `historyBlocks` masterchain blocks.
  */
 export class PublishHistory {
-  readonly traces: Lru<HashB64, HashB64>
+  readonly traces: TraceHistory
   readonly states: Lru<HashB64, AccountStateRecord>
 
   /** Set once the history holds what precedes the bundles being published (learned as published, or re-read). */
@@ -124,7 +171,7 @@ export class PublishHistory {
 
   constructor(limits: HistoryLimits = {}) {
     const traceBytes = limits.traceBytes ?? PUBLISH_HISTORY_TRACE_BYTES
-    this.traces = new Lru(Math.max(1, Math.floor(traceBytes / TRACE_ENTRY_BYTES)))
+    this.traces = new TraceHistory(Math.max(1, Math.floor(traceBytes / TRACE_ENTRY_BYTES)))
     this.states = new Lru(Number.MAX_SAFE_INTEGER, {
       maxWeight: limits.stateBytes ?? PUBLISH_HISTORY_STATE_BYTES,
       weigh: accountStateBytes
@@ -163,31 +210,48 @@ const hashOnly = (hash: HashB64) => goJsonStringify(renderV3AccountState(hash, n
  */
 export const completeBundle = (
   mcSeqno: number,
-  drafts: ReadonlyArray<TransactionDraft>,
+  drafts: Drafts,
   states: ReadonlyArray<AccountStateRecord>,
   history: PublishHistory
 ): CompletedBundle => {
-  const [traced] = assignTraceIds([drafts], history.traces, "own-hash", (m, t) => history.traces.set(m, t))
+  const [traced] = assignTraceIds([drafts.list], history.traces, "own-hash", (m, t) => history.traces.set(m, t))
   const own = storedStates(states)
   const records: Array<{ lt: bigint; hash: string; record: EncodedMessage }> = []
   const filled: Array<HashB64> = []
   const mc = String(mcSeqno)
   const version = String(TRANSACTIONS_SCHEMA_VERSION)
-  for (let i = 0; i < drafts.length; i++) {
-    const d = drafts[i]!
+  const bytes = drafts.bytes
+  const all = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  for (let i = 0; i < drafts.list.length; i++) {
+    const d = drafts.list[i]!
     const traceId = traced![i]!.trace_id!
     if (d.trace_id === null) filled.push(traceId)
-    let json = `${d.json.slice(0, d.cut)},"trace_id":${JSON.stringify(traceId)}${d.json.slice(d.cut)}`
+    let value: Buffer
+    if (PLAIN_TRACE_ID.test(traceId)) {
+      // The id written into the room left for it: the record is a view of the drafts' bytes.
+      all.write(traceId, d.gap, TRACE_ID_CHARS, "latin1")
+      value = all.subarray(d.start, d.end)
+    } else {
+      const head = d.gap - TRACE_HEAD.length
+      value = Buffer.concat([
+        all.subarray(d.start, head),
+        Buffer.from(`,"trace_id":${JSON.stringify(traceId)}`, "utf8"),
+        all.subarray(d.gap + TRACE_ID_CHARS + 1, d.end)
+      ])
+    }
+    let json: string | undefined
     for (const h of d.unknownStates) {
       const known = history.states.get(h)
-      if (known !== undefined) json = json.replaceAll(hashOnly(h), goJsonStringify(renderV3AccountState(h, new Map([[h, known]]))))
+      if (known === undefined) continue
+      json ??= value.toString("utf8")
+      json = json.replaceAll(hashOnly(h), goJsonStringify(renderV3AccountState(h, new Map([[h, known]]))))
     }
     records.push({
       lt: BigInt(d.lt),
       hash: d.hash,
       record: {
         key: d.account,
-        value: Buffer.from(json, "utf8"),
+        value: json === undefined ? value : Buffer.from(json, "utf8"),
         headers: { schema_version: version, mc_seqno: mc, block: d.block }
       }
     })

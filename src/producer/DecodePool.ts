@@ -247,7 +247,9 @@ export const makeDecodePool = (options: DecodePoolOptions): Effect.Effect<Decode
         if (b === null) return prepared
         // Transferred bytes arrive as a plain Uint8Array; a Buffer view over them costs no copy.
         const value = Buffer.from(b.value.buffer, b.value.byteOffset, b.value.byteLength)
-        return { ...prepared, bundle: { ...b, value } }
+        const d = prepared.drafts.bytes
+        const drafts = { ...prepared.drafts, bytes: Buffer.from(d.buffer, d.byteOffset, d.byteLength) }
+        return { ...prepared, bundle: { ...b, value }, drafts }
       }
 
       const whole = (raw: RawMasterchainBundle) =>

@@ -5,7 +5,7 @@
  */
 import { Either } from "effect"
 import { encodeBundle, type DeadLetter, type EncodedMessage } from "../kafka/codec.js"
-import { draftTransactions, type TransactionDraft } from "../kafka/transactions.js"
+import { draftTransactions, type Drafts, NO_DRAFTS } from "../kafka/transactions.js"
 import type { RawMasterchainBundle, RawTransaction } from "../source/Upstream.js"
 import { decodeTransaction } from "../ton/decode.js"
 import { decodeTransactionFast } from "../ton/fast/decode.js"
@@ -121,7 +121,7 @@ export interface Prepared {
   readonly blocks: number
   readonly transactions: number
   /** The transactions topic's drafts, in the bundle's transaction order (the publish step completes them). */
-  readonly drafts: ReadonlyArray<TransactionDraft>
+  readonly drafts: Drafts
   /** The bundle's account states: the publish step remembers them for later bundles' records. */
   readonly accountStates: ReadonlyArray<AccountStateRecord>
 }
@@ -143,7 +143,7 @@ export const deadBundle = (network: string, mcSeqno: number, reason: string, det
   deadLetters: [blockDeadLetter(network, mcSeqno, reason, detail)],
   blocks: 0,
   transactions: 0,
-  drafts: [],
+  drafts: NO_DRAFTS,
   accountStates: []
 })
 

@@ -100,8 +100,18 @@ port.on("message", (req: DecodeRequest) => {
         : deadBundle(req.network, req.op === "files" ? req.files.mc_seqno : req.raw.mc_seqno, `upstream_${assembled.left.reason}`, assembled.left.message)
     )
     const bundle = prepared.bundle === null ? null : { ...prepared.bundle, value: ownBytes(prepared.bundle.value) }
-    const reply: DecodeReply = { id: req.id, op: "bundle", prepared: { ...prepared, bundle }, cpu: { decode, encode } }
-    port.postMessage(reply, bundle === null ? [] : [bundle.value.buffer as ArrayBuffer])
+    const { bytes } = prepared.drafts
+    // Both byte arrays are moved, not copied: the main thread gets them without a copy or a string per record
+    // (an empty one, which may be shared, is copied: a moved buffer is gone from this thread).
+    const drafts =
+      bytes.byteLength === 0
+        ? prepared.drafts
+        : { ...prepared.drafts, bytes: ownBytes(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)) }
+    const reply: DecodeReply = { id: req.id, op: "bundle", prepared: { ...prepared, bundle, drafts }, cpu: { decode, encode } }
+    const moved: Array<ArrayBuffer> = []
+    if (drafts.bytes.byteLength > 0) moved.push(drafts.bytes.buffer as ArrayBuffer)
+    if (bundle !== null) moved.push(bundle.value.buffer as ArrayBuffer)
+    port.postMessage(reply, moved)
   } else if (req.op === "files-slice") {
     const [read, decode] = timed(() => decodeBlockFiles(req.blocks, req.mcSeqno, req.states, req.network))
     const reply: DecodeReply = {

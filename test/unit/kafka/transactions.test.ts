@@ -91,12 +91,12 @@ describe("transactions topic records", () => {
         expect(record.value.toString("utf8")).toBe(goJson(renderV3Transaction(tx, known)))
         expect(record.key).toBe(tx.account)
         expect(record.headers).toEqual({ schema_version: "1", mc_seqno: String(tx.mc_block_seqno), block: blockName(tx) })
-        if (i > 0 && prepared.drafts[k]!.unknownStates.some((h) => known.has(h))) fromHistory++
+        if (i > 0 && prepared.drafts.list[k]!.unknownStates.some((h) => known.has(h))) fromHistory++
       }
       // Published in lt order, so each account's transactions reach its partition in order.
       const lts = records.map((r) => BigInt(JSON.parse(r.value.toString("utf8")).lt as string))
       expect(lts.every((lt, k) => k === 0 || lts[k - 1]! <= lt)).toBe(true)
-      crossBundle += filled.filter((t, k) => t !== prepared.drafts.filter((d) => d.trace_id === null)[k]!.hash).length
+      crossBundle += filled.filter((t, k) => t !== prepared.drafts.list.filter((d) => d.trace_id === null)[k]!.hash).length
       // The bundle record as the consumer will read it: the traced bundle, byte for byte.
       const filledValue = fillBundleTraceIds(prepared.bundle!.value, filled)
       const expected = encodeBundle({ ...bundles[i]!, transactions: txs }, 0).value
