@@ -9,6 +9,7 @@ import {
   accountStateBytes,
   blockName,
   completeBundle,
+  draftTransactions,
   fillBundleTraceIds,
   PublishHistory,
   storedStates,
@@ -105,6 +106,20 @@ describe("transactions topic records", () => {
     // The chain must exercise both histories, or the equalities above prove less than they claim.
     expect(crossBundle).toBeGreaterThan(0)
     expect(fromHistory).toBeGreaterThan(0)
+  })
+
+  it("writes a trace id that is not a plain base64 hash by copying, not into the room left for one", () => {
+    const bundle = assembleBundle(raws[1]!, chain.network, pipelineDecode).bundle
+    const tx = bundle.transactions[0]!
+    const odd = 'odd "id"'
+    const drafts = draftTransactions({ ...bundle, transactions: [{ ...tx, trace_id: odd }] })
+    const { records } = completeBundle(bundle.mc_seqno, drafts, bundle.account_states, new PublishHistory())
+    const known = storedStates(bundle.account_states)
+    expect(records[0]!.value.toString("utf8")).toBe(goJson(renderV3Transaction({ ...tx, trace_id: odd }, known)))
+    // The plain case, from the same drafts' layout: the id goes into the room, the record is a view of the bytes.
+    const plainDrafts = draftTransactions({ ...bundle, transactions: [tx] })
+    const [plainRecord] = completeBundle(bundle.mc_seqno, plainDrafts, bundle.account_states, new PublishHistory()).records
+    expect(plainRecord!.value.buffer).toBe(plainDrafts.bytes.buffer)
   })
 
   it("refuses to fill a bundle whose null trace ids do not match the resolved count", () => {
