@@ -66,7 +66,8 @@ const collect = async <A>(from: number, to: number, get: (s: number) => Effect.E
 /** Comparable form: the record bytes as text, everything else as it is. */
 const plain = (p: Prepared) => ({
   ...p,
-  bundle: p.bundle === null ? null : { ...p.bundle, value: p.bundle.value.toString() }
+  bundle: p.bundle === null ? null : { ...p.bundle, value: p.bundle.value.toString() },
+  drafts: { ...p.drafts, bytes: Buffer.from(p.drafts.bytes).toString("latin1") }
 })
 
 const throughPool = (
