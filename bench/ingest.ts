@@ -583,11 +583,15 @@ const main = async () => {
       CONSUMER_BATCH_ROWS: args["batch-rows"]!,
       METRICS_PORT: String(soloConsumerPort)
     })
-    while (((await scrape(soloConsumerPort)).get("ton_consumer_last_mc_seqno") ?? -1) < chain.last) {
+    let soloMetrics = new Map<string, number>()
+    while (((soloMetrics = await scrape(soloConsumerPort)).get("ton_consumer_last_mc_seqno") ?? -1) < chain.last) {
       if (solo.exitCode !== null) throw new Error("solo consumer exited")
       await sleep(250)
     }
     const soloConsumerSeconds = (Date.now() - soloStart) / 1000
+    // The topic is full when it starts: what a backfill's consumer does (batches, their insert CPU, the whole process).
+    const soloCpu = soloMetrics.get("ton_exporter_process_cpu_seconds_total") ?? 0
+    const soloInsert = soloMetrics.get(`ton_stage_cpu_seconds_total{stage="insert"}`) ?? 0
     solo.kill("SIGTERM")
     await sleep(500)
     const soloProducerStart = Date.now()
@@ -609,6 +613,7 @@ const main = async () => {
       "stages alone (start-up included):",
       `  producer alone        ${soloProducerSeconds.toFixed(1)} s = ${(txs / soloProducerSeconds).toFixed(0)} tx/s (fake ${args.source} -> decode -> Kafka)`,
       `  consumer alone        ${soloConsumerSeconds.toFixed(1)} s = ${(txs / soloConsumerSeconds).toFixed(0)} tx/s (Kafka -> ClickHouse, topic already full)`,
+      `  consumer alone        ${soloMetrics.get("ton_consumer_flushes_total") ?? 0} batches, insert stage ${(soloInsert / txs * 1000).toFixed(3)} ms/tx, process CPU ${(soloCpu / txs * 1000).toFixed(3)} ms/tx (start-up included)`,
       ...resources()
     ]
     process.stdout.write(lines.join("\n") + "\n")
