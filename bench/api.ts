@@ -54,6 +54,8 @@ Settings are environment variables:
   BENCH_LIMITS=A,B,...            (volume mode) mixed page shapes: limits/counts drawn from the list, v3 orders and
                                   offsets at random (default: every page limit/count 40, desc, offset 0)
   BENCH_MAX_OFFSET=N              (volume mode, with BENCH_LIMITS) v3 offsets drawn from 0..N-1 (default 30)
+  BENCH_RUNNABLE=dist|tsx         (volume mode) the compiled runnable (npm run build first) or the sources (default tsx)
+  BENCH_API_NODE_ARGS="..."       (volume mode) Node options of the runnable alone (e.g. --cpu-prof --cpu-prof-dir=DIR)
   BENCH_CONNECTIONS=N             concurrent connections (default 16)
   BENCH_SECONDS=N                 seconds per load run (default 10)`
 )
@@ -281,7 +283,11 @@ const startRunnable = async (
   port: number,
   env: Record<string, string>
 ): Promise<{ pid: number; stop: () => Promise<void> }> => {
-  const child = spawn(process.execPath, ["--import", "tsx", "pipelines/api.ts"], {
+  // BENCH_RUNNABLE=dist runs the compiled runnable (`npm run api`: dist/pipelines/api.js, built by `npm run build`);
+  // BENCH_API_NODE_ARGS adds Node options to it alone (e.g. "--cpu-prof --cpu-prof-dir=DIR")
+  const runnable = process.env.BENCH_RUNNABLE === "dist" ? ["dist/pipelines/api.js"] : ["--import", "tsx", "pipelines/api.ts"]
+  const nodeArgs = (process.env.BENCH_API_NODE_ARGS ?? "").split(" ").filter((a) => a.length > 0)
+  const child = spawn(process.execPath, [...nodeArgs, ...runnable], {
     cwd: project,
     env: {
       ...process.env,

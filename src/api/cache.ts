@@ -5,8 +5,11 @@
  * Invariant: total cached bytes stay within the budget; an expired entry is never served.
  */
 
+/** A body as text or as its UTF-8 bytes (sized by its length either way, a bound of its bytes for text). */
+type Body = string | Buffer
+
 interface Entry {
-  readonly body: string
+  readonly body: Body
   readonly expiresAt: number
 }
 
@@ -21,7 +24,7 @@ export class ResponseCache {
     private readonly nowMs: () => number
   ) {}
 
-  get(key: string): string | undefined {
+  get(key: string): Body | undefined {
     const e = this.entries.get(key)
     if (e === undefined || e.expiresAt <= this.nowMs()) {
       if (e !== undefined) this.remove(key, e)
@@ -35,7 +38,7 @@ export class ResponseCache {
     return e.body
   }
 
-  set(key: string, body: string, ttlMs = Number.POSITIVE_INFINITY): void {
+  set(key: string, body: Body, ttlMs = Number.POSITIVE_INFINITY): void {
     const size = body.length + key.length
     if (size > this.budgetBytes / 4) return
     const old = this.entries.get(key)

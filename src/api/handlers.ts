@@ -21,7 +21,7 @@ import {
   stateHashes
 } from "./assemble/v3.js"
 import { goJson, pythonJson, sortedRecord } from "./json.js"
-import { v3Tail } from "../store/pages.js"
+import { v3PageAnswer } from "../store/pages.js"
 import { renderAddressBookText } from "../ton/v3.js"
 import type { ResponseCache } from "./cache.js"
 
@@ -71,7 +71,7 @@ const withExtra = async (deps: Deps, key: string, produce: (extra: string) => Pr
   const fresh = extra(deps.clock)
   const tail = `,"@extra":${JSON.stringify(fresh)}}`
   const hit = deps.cache?.get(key)
-  if (hit !== undefined) return hit + tail
+  if (hit !== undefined) return (typeof hit === "string" ? hit : hit.toString("utf8")) + tail
   const produced = await produce(fresh)
   const text = produced instanceof JsonText ? produced.text : pythonJson(produced)
   if (deps.cache !== null && text.endsWith(tail)) deps.cache.set(key, text.slice(0, -tail.length))
@@ -148,13 +148,18 @@ export const shards = async (deps: Deps, q: Query): Promise<string> => {
 }
 
 /** A v3 body as JSON text, from the cache or produced, serialized (Go dialect) and cached for `ttlMs`. */
-const cachedV3 = async (deps: Deps, key: string, ttlMs: number, produce: () => Promise<unknown>): Promise<string> => {
+const cachedV3 = async (
+  deps: Deps,
+  key: string,
+  ttlMs: number,
+  produce: () => Promise<unknown>
+): Promise<string | Buffer> => {
   const hit = deps.cache?.get(key)
   if (hit !== undefined) return hit
   const produced = await produce()
-  const text = produced instanceof JsonText ? produced.text : goJson(produced)
-  deps.cache?.set(key, text, ttlMs)
-  return text
+  const body = produced instanceof JsonText ? produced.text : Buffer.isBuffer(produced) ? produced : goJson(produced)
+  deps.cache?.set(key, body, ttlMs)
+  return body
 }
 
 /** v3 transactionsByMasterchainBlock: `{transactions, address_book}` of a masterchain block and its shard blocks. */
@@ -162,7 +167,7 @@ export const transactionsByMasterchainBlock = async (
   deps: Deps,
   q: Query,
   o: { readonly withAddressBook: boolean }
-): Promise<string> => {
+): Promise<string | Buffer> => {
   const seqno = parseMcSeqno(q)
   const paging = parsePaging(q)
   const key = `v3tx|${seqno}|${paging.limit}|${paging.offset}|${paging.sort}|${o.withAddressBook}`
@@ -175,12 +180,11 @@ const transactionsBody = async (
   seqno: number,
   paging: ReturnType<typeof parsePaging>,
   withAddressBook: boolean
-): Promise<{ transactions: unknown[]; address_book: Record<string, unknown> } | JsonText> => {
+): Promise<{ transactions: unknown[]; address_book: Record<string, unknown> } | Buffer> => {
   const page = await deps.store.pages?.v3PageText(seqno, paging, withAddressBook)
   if (page !== undefined && page !== null) {
     const book = withAddressBook ? renderAddressBookText(page.book, page.codeHashes, { testnet: deps.testnet }) : "{}"
-    const txs = page.txs.map((t) => t.v3 + v3Tail(t.before, t.after, page.states))
-    return new JsonText(`{"transactions":[${txs.join(",")}],"address_book":${book}}`)
+    return v3PageAnswer(page, book)
   }
   const txs = await deps.store.transactionsByMcSeqno(seqno, paging)
   if (txs.length === 0) {
@@ -202,7 +206,7 @@ const transactionsBody = async (
 }
 
 /** v3 masterchainBlockShards: every block the masterchain block commits, itself included. */
-export const masterchainBlockShards = async (deps: Deps, q: Query): Promise<string> => {
+export const masterchainBlockShards = async (deps: Deps, q: Query): Promise<string | Buffer> => {
   const seqno = parseMcSeqno(q)
   const { limit, offset } = parsePaging({ limit: q.limit, offset: q.offset })
   return cachedV3(deps, `v3blocks|${seqno}|${limit}|${offset}`, Number.POSITIVE_INFINITY, () =>

@@ -15,11 +15,11 @@ export const NO_STORE = "no-store"
 /** The v3 transactions answer with an address book: its bounceable flags follow the latest known code. */
 export const ADDRESS_BOOK_CACHE = "public, max-age=60"
 
-/** Sends JSON text that is already in the right dialect. */
+/** Sends JSON text (or its UTF-8 bytes) that is already in the right dialect. */
 export const sendText = (
   reply: FastifyReply,
   status: number,
-  text: string,
+  text: string | Buffer,
   cacheControl: string = NO_STORE
 ): FastifyReply =>
   reply
@@ -27,7 +27,7 @@ export const sendText = (
     .header("content-type", "application/json")
     .header("cache-control", cacheControl)
     // A Buffer goes out untouched: a string would get "; charset=utf-8" appended, which toncenter does not send.
-    .send(Buffer.from(text, "utf8"))
+    .send(typeof text === "string" ? Buffer.from(text, "utf8") : text)
 
 export const sendJson = (
   reply: FastifyReply,

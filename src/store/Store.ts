@@ -156,6 +156,8 @@ export interface ReadConnection {
   readonly jsonEachRow: (sql: string) => Promise<string>
   /** The statement's own output, for statements that end in a FORMAT clause. */
   readonly text: (sql: string) => Promise<string>
+  /** `text` as the engine's bytes, undecoded (a reader without it is read through `text`). */
+  readonly bytes?: (sql: string) => Promise<Buffer>
 }
 
 /** A client as a read connection: the settings travel with every statement. */
@@ -168,6 +170,12 @@ export const clientReader = (client: ClickHouseClient): ReadConnection => ({
     const chunks: Array<Buffer> = []
     for await (const c of r.stream) chunks.push(c as Buffer)
     return Buffer.concat(chunks).toString("utf8")
+  },
+  bytes: async (query) => {
+    const r = await client.exec({ query, clickhouse_settings: readSettings })
+    const chunks: Array<Buffer> = []
+    for await (const c of r.stream) chunks.push(c as Buffer)
+    return Buffer.concat(chunks)
   }
 })
 
@@ -191,6 +199,39 @@ const tsvLines = (text: string): Array<string> => {
   const out = text.split("\n")
   if (out.length > 0 && out[out.length - 1] === "") out.pop()
   return out
+}
+
+/** The lines of TabSeparatedRaw bytes (every line ends in a newline), as views of `bytes`. */
+const tsvByteLines = (bytes: Buffer): Array<Buffer> => {
+  const out: Array<Buffer> = []
+  let at = 0
+  while (at < bytes.length) {
+    let nl = bytes.indexOf(NL, at)
+    if (nl < 0) nl = bytes.length
+    out.push(bytes.subarray(at, nl))
+    at = nl + 1
+  }
+  return out
+}
+
+const TAB = 9
+const NL = 10
+
+/**
+ * A page line's three leading fields (state hashes and book addresses, without tabs) as text, and the
+ * rest of it (the transaction's v3 piece) as a view of the line's bytes.
+ */
+const splitPageLine = (line: Buffer): { before: string; after: string; book: string; v3: Buffer } => {
+  const t1 = line.indexOf(TAB)
+  const t2 = t1 < 0 ? -1 : line.indexOf(TAB, t1 + 1)
+  const t3 = t2 < 0 ? -1 : line.indexOf(TAB, t2 + 1)
+  if (t3 < 0) throw new Error("a page line with fewer than 4 fields")
+  return {
+    before: line.toString("utf8", 0, t1),
+    after: line.toString("utf8", t1 + 1, t2),
+    book: line.toString("utf8", t2 + 1, t3),
+    v3: line.subarray(t3 + 1)
+  }
 }
 
 /** The first `n - 1` tab-separated fields of a line, and the rest of it as the last. */
@@ -218,7 +259,7 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
   // Whether `account_states_kv` was seen filled (it stays so), and until when not to ask it again after it was not.
   private statesKvFilled = false
   private statesKvRetryAt = 0
-  private readonly v3Pages: SharedStatements<V3PageAsk, Array<string> | null>
+  private readonly v3Pages: SharedStatements<V3PageAsk, Array<Buffer> | null>
   private readonly lookups: SharedStatements<{ hashes: Set<string>; book: Set<string> }, LookupsAnswer>
   private readonly v2Rows: SharedStatements<string, V2Row | null>
 
@@ -301,7 +342,12 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
     return this.run((r) => r.text(query))
   }
 
-  private async run(f: (reader: ReadConnection) => Promise<string>): Promise<string> {
+  /** `text` undecoded: the long pieces of a page go into the answer as the engine's bytes. */
+  private async bytes(query: string): Promise<Buffer> {
+    return this.run(async (r) => (r.bytes !== undefined ? r.bytes(query) : Buffer.from(await r.text(query), "utf8")))
+  }
+
+  private async run<A>(f: (reader: ReadConnection) => Promise<A>): Promise<A> {
     // the least busy connection; ties go to the first, so one client at a time is used while calls do not overlap
     let pick = this.clients[0]!
     for (const c of this.clients) if (c.inFlight < pick.inFlight) pick = c
@@ -456,15 +502,15 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
     const dir = o.sort === "asc" ? "ASC" : "DESC"
     const s = uint32(seqno)
     let done = await this.isMcDone(seqno)
-    const txs: Array<{ v3: string; before: string; after: string }> = []
+    const txs: Array<{ v3: Buffer; before: string; after: string }> = []
     const hashes = new Set<string>()
     const book = new Set<string>()
-    const take = (line: string) => {
-      const f = splitFields(line, 4)
-      txs.push({ v3: f[3]!, before: f[0]!, after: f[1]! })
-      hashes.add(f[0]!)
-      hashes.add(f[1]!)
-      if (withAddressBook) for (const a of f[2]!.split(" ")) if (a.length > 0) book.add(a)
+    const take = (line: Buffer) => {
+      const f = splitPageLine(line)
+      txs.push({ v3: f.v3, before: f.before, after: f.after })
+      hashes.add(f.before)
+      hashes.add(f.after)
+      if (withAddressBook) for (const a of f.book.split(" ")) if (a.length > 0) book.add(a)
     }
     // The block's key-value row (sql/0131), for a done block: one the marker's bitmap does not show done yet (a block
     // finished since its range was loaded) is asked of the marker first, since a single node's consumer writes no
@@ -481,7 +527,7 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
     }
     // Columns without tabs or newlines (decimal, hex and base64 text, addresses joined by spaces), the JSON piece last:
     // compact JSON holds neither character raw (txPageRow checks), so each line splits at its first three tabs.
-    const text = await this.text(
+    const text = await this.bytes(
       `SELECT state_before, state_after, ${withAddressBook ? "arrayStringConcat(book, ' ')" : "''"}, v3
        FROM tx_pages
        WHERE mc_block_seqno = ${s}${done ? "" : ` AND mc_block_seqno IN ${doneAmong(s)}`}
@@ -489,7 +535,7 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
        LIMIT ${uint32(o.limit)} OFFSET ${uint64Number(o.offset)}
        FORMAT TabSeparatedRaw`
     )
-    for (const line of tsvLines(text)) take(line)
+    for (const line of tsvByteLines(text)) take(line)
     if (txs.length === 0) return null
     if (!done) this.rememberMcDone(seqno)
     return this.v3Lookups(txs, hashes, book)
@@ -504,7 +550,7 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
    * and the statement cuts only the orders asked (both, an `if` per row, only when both are). Null for a block
    * without a row.
    */
-  private async v3PageLines(asks: ReadonlyArray<V3PageAsk>): Promise<Array<Array<string> | null>> {
+  private async v3PageLines(asks: ReadonlyArray<V3PageAsk>): Promise<Array<Array<Buffer> | null>> {
     const shapes = new Map<number, V3PageAsk>()
     for (const a of asks) shapes.set(a.seqno, a)
     const blocks = [...shapes.values()]
@@ -531,27 +577,27 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
     // Per row: the block, its page's line count, then the lines, each with no raw tab or newline of its own but tabs
     // between its fields, so a row is its first two tab-ended fields and that many newline-ended lines.
     // The engine's former analyzer plans this statement with less CPU, the same answer (BENCHMARKS.md, 2026-11-25).
-    const text = await this.text(
+    const text = await this.bytes(
       `SELECT mc_block_seqno, length(${page} AS page), arrayStringConcat(page, '\\n') FROM v3_pages
        WHERE mc_block_seqno IN ${keys}
        SETTINGS enable_analyzer = 0
        FORMAT TabSeparatedRaw`
     )
-    const rows = new Map<number, Array<string>>()
+    const rows = new Map<number, Array<Buffer>>()
     let at = 0
     while (at < text.length) {
-      const t1 = text.indexOf("\t", at)
-      const t2 = text.indexOf("\t", t1 + 1)
+      const t1 = text.indexOf(TAB, at)
+      const t2 = text.indexOf(TAB, t1 + 1)
       if (t1 < 0 || t2 < 0) throw new Error("v3_pages: a row without its block and line count")
-      const seqno = Number(text.slice(at, t1))
-      const n = Number(text.slice(t1 + 1, t2))
-      const lines: Array<string> = []
+      const seqno = Number(text.toString("latin1", at, t1))
+      const n = Number(text.toString("latin1", t1 + 1, t2))
+      const lines: Array<Buffer> = []
       at = t2 + 1
       if (n === 0) at++
       for (let i = 0; i < n; i++) {
-        const nl = text.indexOf("\n", at)
+        const nl = text.indexOf(NL, at)
         if (nl < 0) throw new Error(`v3_pages: ${i} of ${n} lines`)
-        lines.push(text.slice(at, nl))
+        lines.push(text.subarray(at, nl))
         at = nl + 1
       }
       rows.set(seqno, lines)
@@ -564,7 +610,7 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
    * their key-value rows (`account_states_kv`, sql/0134) once that table is filled, else from `account_states`.
    */
   private async v3Lookups(
-    txs: Array<{ v3: string; before: string; after: string }>,
+    txs: Array<{ v3: Buffer; before: string; after: string }>,
     hashes: Set<string>,
     book: Set<string>
   ): Promise<V3PageText> {
@@ -608,7 +654,7 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
    * known one), rendered as an absent one. Null until the table is known filled (the caller reads `account_states`).
    */
   private async v3LookupsKv(
-    txs: Array<{ v3: string; before: string; after: string }>,
+    txs: Array<{ v3: Buffer; before: string; after: string }>,
     hashes: Set<string>,
     book: Set<string>
   ): Promise<V3PageText | null> {

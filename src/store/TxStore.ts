@@ -16,8 +16,11 @@ export interface AccountCursor {
 
 /** A v3 transactions page as pre-rendered pieces, with what the read-time parts need. */
 export interface V3PageText {
-  /** Per transaction in page order: its v3 JSON up to the account states, and the two state hashes. */
-  readonly txs: ReadonlyArray<{ readonly v3: string; readonly before: string; readonly after: string }>
+  /**
+   * Per transaction in page order: its v3 JSON up to the account states (UTF-8 bytes, as the store holds them: they go
+   * into the answer uncopied into text), and the two state hashes.
+   */
+  readonly txs: ReadonlyArray<{ readonly v3: Buffer; readonly before: string; readonly after: string }>
   readonly states: ReadonlyMap<string, AccountStateRecord>
   /** Every address-book address of the page; empty without the address book. */
   readonly book: ReadonlyArray<string>

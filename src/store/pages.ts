@@ -10,6 +10,7 @@ import { goJson, pythonJson } from "../api/json.js"
 import type { AccountStateRecord, RawAddress, TransactionRecord } from "../ton/record.js"
 import { renderV2Transaction } from "../ton/v2.js"
 import { renderV3AccountState, renderV3Transaction, v3TransactionClosing } from "../ton/v3.js"
+import type { V3PageText } from "./TxStore.js"
 
 export interface TxPageRow {
   readonly mc_block_seqno: number
@@ -33,10 +34,50 @@ export class PageRenderError extends Error {
 const NO_STATES: ReadonlyMap<string, AccountStateRecord> = new Map()
 const STATES_KEY = ',"account_state_before":'
 
+// The JSON of a state `states` does not hold, around its hash's JSON: every other field null (no character Go
+// escapes outside the hash), so it is cut once from the rendering of a placeholder hash.
+const [ABSENT_HEAD, ABSENT_TAIL] = ((): [string, string] => {
+  const text = goJson(renderV3AccountState("x", NO_STATES))
+  const at = text.indexOf('"x"')
+  return [text.slice(0, at), text.slice(at + 3)]
+})()
+
+/** `goJson(renderV3AccountState(hash, states))`, without the object walk for a state `states` does not hold. */
+const v3StateJson = (hash: string, states: ReadonlyMap<string, AccountStateRecord>): string =>
+  states.has(hash)
+    ? goJson(renderV3AccountState(hash, states))
+    : ABSENT_HEAD + goJson(hash) + ABSENT_TAIL
+
 /** What follows a transaction's `v3` piece: its account states as `states` holds them, then the closing keys. */
 export const v3Tail = (before: string, after: string, states: ReadonlyMap<string, AccountStateRecord>): string =>
-  `${STATES_KEY}${goJson(renderV3AccountState(before, states))},"account_state_after":` +
-  `${goJson(renderV3AccountState(after, states))}${v3TransactionClosing()}`
+  `${STATES_KEY}${v3StateJson(before, states)},"account_state_after":` +
+  `${v3StateJson(after, states)}${v3TransactionClosing()}`
+
+const PAGE_HEAD = '{"transactions":['
+const PAGE_BOOK = '],"address_book":'
+
+/**
+ * A v3 transactions answer from a page's pieces and its address book's JSON text (`{}` without one), as bytes: the
+ * pieces are copied once, from the store's bytes into the answer, never decoded into text and encoded again.
+ * Equal to the UTF-8 of `{"transactions":[piece + v3Tail, ...],"address_book":book}`.
+ */
+export const v3PageAnswer = (page: V3PageText, book: string): Buffer => {
+  const tails = page.txs.map((t) => v3Tail(t.before, t.after, page.states))
+  // a UTF-16 unit is at most 3 bytes of UTF-8: room enough, the answer is the written prefix
+  let room = PAGE_HEAD.length + PAGE_BOOK.length + 1 + 3 * book.length
+  for (let i = 0; i < tails.length; i++) room += page.txs[i]!.v3.length + 3 * tails[i]!.length + 1
+  const out = Buffer.allocUnsafe(room)
+  let at = out.write(PAGE_HEAD, 0, "latin1")
+  for (let i = 0; i < tails.length; i++) {
+    if (i > 0) out[at++] = 0x2c // ,
+    at += page.txs[i]!.v3.copy(out, at)
+    at += out.write(tails[i]!, at, "utf8")
+  }
+  at += out.write(PAGE_BOOK, at, "latin1")
+  at += out.write(book, at, "utf8")
+  out[at++] = 0x7d // }
+  return out.subarray(0, at)
+}
 
 /** The raw addresses of a transaction's address-book entries (account, in-message source, out destinations). */
 export const bookAddresses = (tx: TransactionRecord): Array<RawAddress> => {

@@ -51,7 +51,11 @@ const sessionReader = (path: string, database: string): { reader: ReadConnection
     reader: {
       jsonEachRow: async (sql) => (await session.queryAsync(sql, { format: "JSONEachRow" })).text(),
       // the statement's FORMAT clause decides; this is only the engine's default
-      text: async (sql) => (await session.queryAsync(sql, { format: "TabSeparatedRaw" })).text()
+      text: async (sql) => (await session.queryAsync(sql, { format: "TabSeparatedRaw" })).text(),
+      bytes: async (sql) => {
+        const b = (await session.queryAsync(sql, { format: "TabSeparatedRaw" })).bytes()
+        return Buffer.from(b.buffer, b.byteOffset, b.byteLength)
+      }
     },
     close: () => session.close()
   }

@@ -5,13 +5,14 @@
  */
 import { describe, expect, it } from "vitest"
 import { goJson, pythonJson } from "../../../src/api/json.js"
-import { bookAddresses, txPageRow, v3Tail } from "../../../src/store/pages.js"
+import { bookAddresses, txPageRow, v3PageAnswer, v3Tail } from "../../../src/store/pages.js"
 import type { AccountStateRecord } from "../../../src/ton/record.js"
 import { renderV2Transaction } from "../../../src/ton/v2.js"
 import {
   renderAddressBook,
   renderAddressBookOf,
   renderAddressBookText,
+  renderV3AccountState,
   renderV3Transaction,
   WALLET_CODE_HASHES
 } from "../../../src/ton/v3.js"
@@ -48,6 +49,31 @@ describe("tx_pages pieces", () => {
       expect(row.v2).toBe(pythonJson(renderV2Transaction(tx)))
       expect(row.lt).toBe(tx.lt)
       expect(row.block_shard).toBe(tx.block.shard)
+    }
+  })
+
+  it("an absent state's tail is the serialized state, whatever its hash holds", () => {
+    for (const hash of ["x", "", "<a&b>\u2028\"\\\u0001é", txs[0]!.account_state_hash_before]) {
+      const want = `,"account_state_before":${goJson(renderV3AccountState(hash, states))},"account_state_after":`
+      expect(v3Tail(hash, txs[0]!.account_state_hash_after, states).startsWith(want)).toBe(true)
+    }
+  })
+
+  it("the answer as bytes is the UTF-8 of the answer as text", () => {
+    const rows = txs.slice(0, 120).map(txPageRow)
+    // a piece with characters beyond ASCII and ones Go escapes (the bytes go in as they are)
+    const odd = { v3: Buffer.from('{"x":"é€😀\\u003c"', "utf8"), before: "é<", after: rows[0]!.state_after }
+    for (const n of [0, 1, 40, 120]) {
+      const page = {
+        txs: [...rows.slice(0, n).map((r) => ({ v3: Buffer.from(r.v3, "utf8"), before: r.state_before, after: r.state_after })), ...(n === 1 ? [odd] : [])],
+        states,
+        book: [],
+        codeHashes: new Map<string, string | null>()
+      }
+      for (const book of ["{}", '{"0:AB":{"user_friendly":"é","domain":null}}']) {
+        const text = `{"transactions":[${page.txs.map((t) => t.v3.toString("utf8") + v3Tail(t.before, t.after, states)).join(",")}],"address_book":${book}}`
+        expect(v3PageAnswer(page, book).equals(Buffer.from(text, "utf8"))).toBe(true)
+      }
     }
   })
 
