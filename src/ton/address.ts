@@ -39,23 +39,29 @@ export interface FriendlyOptions {
  */
 export const FRIENDLY_CACHE_BYTES = 4 * 1024 * 1024
 export const FRIENDLY_CACHE_ENTRIES = Math.floor(FRIENDLY_CACHE_BYTES / 200)
-const friendlyCache = new Map<string, string>()
+// One map per combination of the three flags, keyed by the raw form itself: no key is built (and hashed) per call.
+const friendlyCaches: ReadonlyArray<Map<string, string>> = Array.from({ length: 8 }, () => new Map<string, string>())
+let friendlyEntries = 0
 
 /** Entries in this thread's friendly-form memo (never more than FRIENDLY_CACHE_ENTRIES). */
-export const friendlyCacheSize = (): number => friendlyCache.size
+export const friendlyCacheSize = (): number => friendlyEntries
 
 /** User-friendly form; memoized because blocks repeat the same few addresses many times. */
 export const toFriendly = (raw: RawAddress, opts: FriendlyOptions): string => {
-  const key = `${raw}|${opts.bounceable ? 1 : 0}${opts.testnet ? 1 : 0}${opts.urlSafe === false ? 0 : 1}`
-  const hit = friendlyCache.get(key)
+  const cache = friendlyCaches[(opts.bounceable ? 4 : 0) | (opts.testnet ? 2 : 0) | (opts.urlSafe === false ? 0 : 1)]!
+  const hit = cache.get(raw)
   if (hit !== undefined) return hit
   const value = Address.parseRaw(raw).toString({
     bounceable: opts.bounceable,
     testOnly: opts.testnet,
     urlSafe: opts.urlSafe !== false
   })
-  if (friendlyCache.size >= FRIENDLY_CACHE_ENTRIES) friendlyCache.clear()
-  friendlyCache.set(key, value)
+  if (friendlyEntries >= FRIENDLY_CACHE_ENTRIES) {
+    for (const c of friendlyCaches) c.clear()
+    friendlyEntries = 0
+  }
+  cache.set(raw, value)
+  friendlyEntries++
   return value
 }
 
