@@ -43,6 +43,12 @@ export class ResponseCache {
     if (size > this.budgetBytes / 4) return
     const old = this.entries.get(key)
     if (old !== undefined) this.remove(key, old)
+    // a view of a larger buffer (an answer written into room to spare) would keep all of it alive: keep its own copy
+    if (typeof body !== "string" && body.byteLength < body.buffer.byteLength) {
+      const own = Buffer.allocUnsafeSlow(body.byteLength)
+      body.copy(own)
+      body = own
+    }
     this.entries.set(key, { body, expiresAt: this.nowMs() + ttlMs })
     this.bytes += size
     for (const [k, e] of this.entries) {

@@ -29,6 +29,20 @@ describe("ResponseCache", () => {
     c.set("big", "x".repeat(300))
     expect(c.get("big")).toBeUndefined()
   })
+
+  it("keeps its own copy of a byte answer that is a view of a larger buffer", () => {
+    const c = new ResponseCache(1 << 20, () => 0)
+    const room = Buffer.alloc(4096, 0x20)
+    room.write('{"a":1}')
+    c.set("view", room.subarray(0, 7))
+    const kept = c.get("view") as Buffer
+    expect(kept.toString()).toBe('{"a":1}')
+    expect(kept.buffer.byteLength).toBe(7)
+    expect(c.size).toBe(7 + "view".length)
+    const whole = Buffer.from("xyz")
+    c.set("whole", whole)
+    expect(c.get("whole")!.length).toBe(3)
+  })
 })
 
 describe("cached answers", () => {
