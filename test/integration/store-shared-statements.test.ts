@@ -16,6 +16,7 @@ import { ClickHouseTxStore, clientReader, type ReadConnection } from "../../src/
 import type { AccountCursor, SortOrder } from "../../src/store/TxStore.js"
 import type { BlockId, MasterchainBundle } from "../../src/ton/record.js"
 import { testClickHouse, type TestClickHouse } from "../support/integration.js"
+import { pageAsText } from "../support/pageText.js"
 import { realBlockBundles } from "../unit/store/realBlocks.js"
 import { syntheticBundle } from "../unit/store/records.js"
 
@@ -166,10 +167,10 @@ describe("statements shared by concurrent page reads", () => {
     const book = (i: number) => i % 3 === 0
     const alone = aloneStore()
     const expected: Array<unknown> = []
-    for (const [i, a] of picked.entries()) expected.push(await alone.v3PageText(a.s, a.shape, book(i)))
+    for (const [i, a] of picked.entries()) expected.push(pageAsText(await alone.v3PageText(a.s, a.shape, book(i))))
     const statements: Array<string> = []
     const shared = sharedStore(reader(statements))
-    const got = await Promise.all(picked.map((a, i) => shared.v3PageText(a.s, a.shape, book(i))))
+    const got = (await Promise.all(picked.map((a, i) => shared.v3PageText(a.s, a.shape, book(i))))).map(pageAsText)
     expect(got).toEqual(expected)
     expect(expected.filter((p) => p === null).length).toBeLessThan(picked.length / 2)
     const v3 = statements.filter((s) => s.includes("FROM v3_pages"))
@@ -206,7 +207,10 @@ describe("statements shared by concurrent page reads", () => {
             ? "v2_pages"
             : null
     const v3Calls = (store: ClickHouseTxStore) =>
-      mcs.flatMap((s) => [() => store.v3PageText(s, SHAPES[0]!, true), () => store.v3PageText(s, SHAPES[3]!, false)])
+      mcs.flatMap((s) => [
+        () => store.v3PageText(s, SHAPES[0]!, true).then(pageAsText),
+        () => store.v3PageText(s, SHAPES[3]!, false).then(pageAsText)
+      ])
     const v2Calls = (store: ClickHouseTxStore) =>
       bundles.flatMap((b) =>
         [b.mc_block, ...b.shard_blocks].map(

@@ -18,6 +18,7 @@ import { v3Tail } from "../../src/store/pages.js"
 import type { SortOrder, V3PageText } from "../../src/store/TxStore.js"
 import type { AccountStateRecord, MasterchainBundle } from "../../src/ton/record.js"
 import { testClickHouse, type TestClickHouse } from "../support/integration.js"
+import { pageAsText } from "../support/pageText.js"
 import { realBundle, syntheticBundle } from "../unit/store/records.js"
 
 const config: ApiAppConfig = { network: "mainnet", api: { keys: [], rateLimit: 0 }, cacheBytes: 0 }
@@ -82,7 +83,7 @@ const rendered = (page: V3PageText | null) =>
   page === null
     ? null
     : {
-        txs: page.txs,
+        txs: pageAsText(page)!.txs,
         tails: page.txs.map((t) => v3Tail(t.before, t.after, page.states)),
         book: page.book,
         codeHashes: page.codeHashes

@@ -17,6 +17,7 @@ import type { SortOrder } from "../../src/store/TxStore.js"
 import type { MasterchainBundle } from "../../src/ton/record.js"
 import { testClickHouse, type TestClickHouse } from "../support/integration.js"
 import { syntheticBundle } from "../unit/store/records.js"
+import { pageAsText } from "../support/pageText.js"
 import { realBlockBundles } from "../unit/store/realBlocks.js"
 
 const config: ApiAppConfig = { network: "mainnet", api: { keys: [], rateLimit: 0 }, cacheBytes: 0 }
@@ -59,8 +60,8 @@ const sameAsPages = async (store: ClickHouseTxStore) => {
   for (const b of bundles) {
     for (const [i, shape] of shapes(b.transactions.length).entries()) {
       const book = i % 3 !== 0
-      const want = await pages.v3PageText(b.mc_seqno, shape, book)
-      expect(await store.v3PageText(b.mc_seqno, shape, book), `${b.mc_seqno} ${JSON.stringify(shape)} ${book}`).toEqual(want)
+      const want = pageAsText(await pages.v3PageText(b.mc_seqno, shape, book))
+      expect(pageAsText(await store.v3PageText(b.mc_seqno, shape, book)), `${b.mc_seqno} ${JSON.stringify(shape)} ${book}`).toEqual(want)
     }
   }
 }
@@ -144,11 +145,11 @@ describe("v3_pages", () => {
 
   it("answers from the row (not tx_pages) once it is there", async () => {
     const b = bundles.find((x) => x.mc_seqno === 777)!
-    const before = await kv.v3PageText(777, { limit: 40, offset: 0, sort: "asc" }, true)
+    const before = pageAsText(await kv.v3PageText(777, { limit: 40, offset: 0, sort: "asc" }, true))
     expect(before?.txs.length).toBe(b.transactions.length)
     // with the pieces gone, the row still answers (so nothing that drops pieces may leave the row: see below)
     await ch.client.command({ query: "DELETE FROM tx_pages WHERE mc_block_seqno = 777", clickhouse_settings: { lightweight_deletes_sync: "2" } })
-    expect(await kv.v3PageText(777, { limit: 40, offset: 0, sort: "asc" }, true)).toEqual(before)
+    expect(pageAsText(await kv.v3PageText(777, { limit: 40, offset: 0, sort: "asc" }, true))).toEqual(before)
     expect(await pages.v3PageText(777, { limit: 40, offset: 0, sort: "asc" }, true)).toBeNull()
     // the row deleted as pieces are dropped: both answer from the row tables (null here), and a fill skips the block
     // while its pieces are missing
@@ -160,7 +161,7 @@ describe("v3_pages", () => {
     // pieces rendered again, then the row written again
     await ch.client.insert<object>({ table: "tx_pages", values: flattenBundles([b]).tx_pages, format: "JSONEachRow" })
     expect(await backfillV3Pages(ch.client, { seqnos: [777] })).toBe(1)
-    expect(await kv.v3PageText(777, { limit: 40, offset: 0, sort: "asc" }, true)).toEqual(before)
+    expect(pageAsText(await kv.v3PageText(777, { limit: 40, offset: 0, sort: "asc" }, true))).toEqual(before)
     await sameAsPages(kv)
   })
 })
