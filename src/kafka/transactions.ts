@@ -75,6 +75,26 @@ const TRACE_HEAD = ',"trace_id":"'
 const TRACE_ROOM = TRACE_HEAD.length + TRACE_ID_CHARS + 1
 const PLAIN_TRACE_ID = /^[A-Za-z0-9+/]{43}=$/
 
+/**
+ * What a draft carries besides its bytes: the trace fields, the account and block for the record's key and headers,
+ * and the state hashes the bundle does not describe (rendered hash-only: history may know them).
+ */
+export const draftFields = (tx: TransactionRecord, states: ReadonlyMap<HashB64, AccountStateRecord>) => {
+  const unknown = new Set<HashB64>()
+  for (const h of [tx.account_state_hash_before, tx.account_state_hash_after]) if (!states.has(h)) unknown.add(h)
+  return {
+    account: tx.account,
+    hash: tx.hash,
+    lt: tx.lt,
+    trace_id: tx.trace_id,
+    in_msg: tx.in_msg === null ? null : { type: tx.in_msg.type, hash: tx.in_msg.hash },
+    out_msgs: tx.out_msgs.filter((m) => m.type === "int").map((m) => ({ type: m.type, hash: m.hash })),
+    description: { type: tx.description.type },
+    block: blockName(tx),
+    unknownStates: [...unknown]
+  }
+}
+
 /** Drafts of every transaction of a bundle, in the bundle's order. Pure; runs where the bundle was decoded. */
 export const draftTransactions = (bundle: MasterchainBundle): Drafts => {
   const states = storedStates(bundle.account_states)
@@ -98,21 +118,11 @@ export const draftTransactions = (bundle: MasterchainBundle): Drafts => {
     at += TRACE_ID_CHARS
     out[at++] = 0x22
     at += out.write(json.slice(cut), at, "utf8")
-    const unknown = new Set<HashB64>()
-    for (const h of [tx.account_state_hash_before, tx.account_state_hash_after]) if (!states.has(h)) unknown.add(h)
     return {
-      account: tx.account,
-      hash: tx.hash,
-      lt: tx.lt,
-      trace_id: tx.trace_id,
-      in_msg: tx.in_msg === null ? null : { type: tx.in_msg.type, hash: tx.in_msg.hash },
-      out_msgs: tx.out_msgs.filter((m) => m.type === "int").map((m) => ({ type: m.type, hash: m.hash })),
-      description: { type: tx.description.type },
-      block: blockName(tx),
+      ...draftFields(tx, states),
       start,
       end: at,
-      gap,
-      unknownStates: [...unknown]
+      gap
     }
   })
   return { bytes: out, list }

@@ -4,7 +4,7 @@
  * and encoding it as UTF-8. Kept as the reference of bench/publishRecords.ts, which measures both on one thread.
  */
 import type { EncodedMessage } from "../../src/kafka/codec.js"
-import { blockName, type PublishHistory, storedStates, TRANSACTIONS_SCHEMA_VERSION } from "../../src/kafka/transactions.js"
+import { draftFields, type PublishHistory, storedStates, TRANSACTIONS_SCHEMA_VERSION } from "../../src/kafka/transactions.js"
 import type { AccountStateRecord, HashB64, MasterchainBundle, RawAddress } from "../../src/ton/record.js"
 import { goJsonStringify, renderV3AccountState, renderV3Transaction } from "../../src/ton/v3.js"
 import { assignTraceIds, type TraceNode } from "../../src/trace/traceIds.js"
@@ -25,21 +25,7 @@ export const draftTransactionsReference = (bundle: MasterchainBundle): Array<Str
   return bundle.transactions.map((tx) => {
     const json = goJsonStringify(renderV3Transaction({ ...tx, trace_id: null }, states))
     const cut = json.indexOf(PREV_KEY)
-    const unknown = new Set<HashB64>()
-    for (const h of [tx.account_state_hash_before, tx.account_state_hash_after]) if (!states.has(h)) unknown.add(h)
-    return {
-      account: tx.account,
-      hash: tx.hash,
-      lt: tx.lt,
-      trace_id: tx.trace_id,
-      in_msg: tx.in_msg === null ? null : { type: tx.in_msg.type, hash: tx.in_msg.hash },
-      out_msgs: tx.out_msgs.filter((m) => m.type === "int").map((m) => ({ type: m.type, hash: m.hash })),
-      description: { type: tx.description.type },
-      block: blockName(tx),
-      json,
-      cut,
-      unknownStates: [...unknown]
-    }
+    return { ...draftFields(tx, states), json, cut }
   })
 }
 
