@@ -156,27 +156,24 @@ export interface ReadConnection {
   readonly jsonEachRow: (sql: string) => Promise<string>
   /** The statement's own output, for statements that end in a FORMAT clause. */
   readonly text: (sql: string) => Promise<string>
-  /** `text` as the engine's bytes, undecoded (a reader without it is read through `text`). */
-  readonly bytes?: (sql: string) => Promise<Buffer>
+  /** `text` as the engine's bytes, undecoded. */
+  readonly bytes: (sql: string) => Promise<Buffer>
+}
+
+/** The output of a statement sent as it is (its FORMAT clause decides the output), with the read settings. */
+const execBytes = async (client: ClickHouseClient, query: string): Promise<Buffer> => {
+  const r = await client.exec({ query, clickhouse_settings: readSettings })
+  const chunks: Array<Buffer> = []
+  for await (const c of r.stream) chunks.push(c as Buffer)
+  return Buffer.concat(chunks)
 }
 
 /** A client as a read connection: the settings travel with every statement. */
 export const clientReader = (client: ClickHouseClient): ReadConnection => ({
   jsonEachRow: async (query) =>
     (await client.query({ query, format: "JSONEachRow", clickhouse_settings: readSettings })).text(),
-  // exec sends the statement as it is (its FORMAT clause decides the output), with the same settings
-  text: async (query) => {
-    const r = await client.exec({ query, clickhouse_settings: readSettings })
-    const chunks: Array<Buffer> = []
-    for await (const c of r.stream) chunks.push(c as Buffer)
-    return Buffer.concat(chunks).toString("utf8")
-  },
-  bytes: async (query) => {
-    const r = await client.exec({ query, clickhouse_settings: readSettings })
-    const chunks: Array<Buffer> = []
-    for await (const c of r.stream) chunks.push(c as Buffer)
-    return Buffer.concat(chunks)
-  }
+  text: async (query) => (await execBytes(client, query)).toString("utf8"),
+  bytes: (query) => execBytes(client, query)
 })
 
 const isClient = (c: ClickHouseClient | ReadConnection): c is ClickHouseClient => !("jsonEachRow" in c)
@@ -344,7 +341,7 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
 
   /** `text` undecoded: the long pieces of a page go into the answer as the engine's bytes. */
   private async bytes(query: string): Promise<Buffer> {
-    return this.run(async (r) => (r.bytes !== undefined ? r.bytes(query) : Buffer.from(await r.text(query), "utf8")))
+    return this.run((r) => r.bytes(query))
   }
 
   private async run<A>(f: (reader: ReadConnection) => Promise<A>): Promise<A> {

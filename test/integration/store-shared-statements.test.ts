@@ -46,7 +46,8 @@ const reader = (
   }
   return {
     jsonEachRow: async (sql) => (check(sql), inner.jsonEachRow(sql)),
-    text: async (sql) => (check(sql), inner.text(sql))
+    text: async (sql) => (check(sql), inner.text(sql)),
+    bytes: async (sql) => (check(sql), inner.bytes(sql))
   }
 }
 
