@@ -11,7 +11,8 @@ import { Lru } from "../trace/Lru.js"
 
 /** Characters of a base64 SHA-256 hash: 43 and one `=`. */
 const HASH_CHARS = 44
-const PLAIN_HASH = /^[A-Za-z0-9+/]{43}=$/
+/** A base64 SHA-256 hash as the chain gives it (standard alphabet): 44 characters JSON writes unescaped. */
+export const PLAIN_HASH = /^[A-Za-z0-9+/]{43}=$/
 
 /** Bytes one entry takes outside the JS heap: key and value, chain and list links, ~2 bucket slots. */
 export const TRACE_HISTORY_ENTRY_BYTES = 2 * HASH_CHARS + 3 * 4 + 2 * 4

@@ -13,7 +13,7 @@ import { goJsonStringify, renderV3AccountState, renderV3Transaction, shardHex } 
 import { Lru } from "../trace/Lru.js"
 import { assignTraceIds, type TraceNode } from "../trace/traceIds.js"
 import type { EncodedMessage } from "./codec.js"
-import { TraceHistory } from "./traceHistory.js"
+import { PLAIN_HASH, TraceHistory } from "./traceHistory.js"
 
 export const TRANSACTIONS_SCHEMA_VERSION = 1
 
@@ -73,7 +73,6 @@ export const blockName = (tx: Pick<TransactionRecord, "block">): string =>
 const TRACE_ID_CHARS = 44
 const TRACE_HEAD = ',"trace_id":"'
 const TRACE_ROOM = TRACE_HEAD.length + TRACE_ID_CHARS + 1
-const PLAIN_TRACE_ID = /^[A-Za-z0-9+/]{43}=$/
 
 /**
  * What a draft carries besides its bytes: the trace fields, the account and block for the record's key and headers,
@@ -237,7 +236,7 @@ export const completeBundle = (
     const traceId = traced![i]!.trace_id!
     if (d.trace_id === null) filled.push(traceId)
     let value: Buffer
-    if (PLAIN_TRACE_ID.test(traceId)) {
+    if (PLAIN_HASH.test(traceId)) {
       // The id written into the room left for it: the record is a view of the drafts' bytes.
       all.write(traceId, d.gap, TRACE_ID_CHARS, "latin1")
       value = all.subarray(d.start, d.end)
