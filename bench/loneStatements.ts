@@ -1,7 +1,8 @@
 // A lone statement's wall time and CPU on the API's native sessions, over a store kept by `bench:ingest --store`
 // (BENCH_STORE_DIR; a copy: the engine writes to it): floors (`SELECT 1`, a key lookup that finds nothing), the
 // statements of a lone page (a v2 row, a v3 page's lines, its lookups, a marker check) for BENCH_BLOCKS (200) random
-// masterchain blocks, and the same row asked again (the engine's caches warm). BENCH_VARIANTS lists ways to run them,
+// masterchain blocks, the same row asked again (the engine's caches warm), the v2 row as the default analyzer plans
+// it, and the lookups' keys all in one key-value read (what a single-table lookup would cost). BENCH_VARIANTS lists ways to run them,
 // separated by "|": `async` (queryAsync, as the API) or `sync` (query, on this thread), optionally followed by ":" and
 // settings the variant's own session gets beyond the API's ("async|sync|async:SET enable_analyzer = 0"). Variants
 // alternate statement by statement, so they share the machine's load; BENCH_STATEMENTS picks statements by name
@@ -53,7 +54,7 @@ const v2Row = (key: string, settings = "SETTINGS enable_analyzer = 0"): string =
 const v3Page = (n: number): string =>
   `SELECT mc_block_seqno, length(arraySlice(lines, 1, 40) AS page), arrayStringConcat(page, '\\n') FROM v3_pages
    WHERE mc_block_seqno IN [${n}] SETTINGS enable_analyzer = 0 FORMAT TabSeparatedRaw`
-const lookups = blocks.map((n) => {
+const pageKeys = blocks.map((n) => {
   const text = s.query(v3Page(n), "TabSeparatedRaw")
   const hashes = new Set<string>()
   const book = new Set<string>()
@@ -64,11 +65,19 @@ const lookups = blocks.map((n) => {
     hashes.add(f[1]!)
     for (const a of f[2]!.split(" ")) if (a.length > 0) book.add(a)
   }
-  return `SELECT 0 AS kind, hash AS key, toUInt32(0) AS mc, state FROM account_states_kv WHERE hash IN ${strArray([...hashes])}
+  return { hashes, book }
+})
+const lookups = pageKeys.map(({ hashes, book }) =>
+  `SELECT 0 AS kind, hash AS key, toUInt32(0) AS mc, state FROM account_states_kv WHERE hash IN ${strArray([...hashes])}
    UNION ALL
    SELECT 1, account, mc_seqno, ifNull(toString(code_hash), '') FROM latest_account_code WHERE account IN ${strArray([...book])}
    SETTINGS enable_analyzer = 0 FORMAT TabSeparatedRaw`
-})
+)
+// the same keys in ONE key-value read (no such table holds code rows: what a single-table lookup would cost)
+const lookupsOneTable = pageKeys.map(({ hashes, book }) =>
+  `SELECT 0 AS kind, hash AS key, toUInt32(0) AS mc, state FROM account_states_kv WHERE hash IN ${strArray([...hashes, ...book])}
+   SETTINGS enable_analyzer = 0 FORMAT TabSeparatedRaw`
+)
 const statements: Record<string, (i: number) => string> = {
   "select 1": () => "SELECT 1 FORMAT TabSeparatedRaw",
   "kv lookup of no row": (i) => `SELECT block, v2 FROM v2_pages WHERE block IN ['none:${i}'] FORMAT TabSeparatedRaw`,
@@ -79,6 +88,7 @@ const statements: Record<string, (i: number) => string> = {
   "v3 page": (i) => v3Page(blocks[i]!),
   "v3 page again": () => v3Page(blocks[0]!),
   "v3 lookups": (i) => lookups[i]!,
+  "v3 lookups one table": (i) => lookupsOneTable[i]!,
   "marker check": (i) => `SELECT mc_seqno AS s FROM mc_blocks_done WHERE mc_seqno IN [${blocks[i]}] FORMAT TabSeparatedRaw`
 }
 const only = process.env.BENCH_STATEMENTS?.split(",").map((n) => n.trim())
