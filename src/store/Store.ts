@@ -812,8 +812,8 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
    * The `v2_pages` rows (sql/0132) of several blocks by their keys, in one statement; null for a block without one.
    * The fields before the pieces hold no tab or newline (decimal, base64, hex and digits), the pieces (one a line) no
    * tab, so a row is its first six tab-ended fields (the pieces' newline count sixth) and the pieces' lines.
-   * Planned by the engine's former analyzer, as the v3 statements are: the same row for ~0.3 ms less CPU per statement,
-   * all of it on a lone request's path (BENCHMARKS.md, 2026-11-26).
+   * Planned by the engine's former analyzer, as the v3 statements are: the same row for ~0.4 ms less wall time and
+   * ~0.8 ms less CPU per statement (at load ~20), all of it on a lone request's path (BENCHMARKS.md, 2026-11-26).
    */
   private async v2PageRows(blocks: ReadonlyArray<string>): Promise<Array<V2Row | null>> {
     const text = await this.text(
