@@ -20,7 +20,7 @@ import {
   assembleTransactions,
   contentHashes
 } from "./assemble.js"
-import { int32, int64, str, strArray, uint32, uint32Array, uint64, uint64Number } from "./sql.js"
+import { int32, int64, str, strArray, strKeys, uint32, uint32Array, uint64, uint64Number } from "./sql.js"
 import { v2PageKey } from "../flatten/v2_pages.js"
 import { cutV2Page } from "./v2Pages.js"
 import { SharedStatements } from "./SharedStatements.js"
@@ -462,7 +462,7 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
     const out = new Map<string, AccountStateRecord>()
     if (hashes.length === 0) return out
     const rows = await this.rows<AccountStateRow>(
-      `SELECT * FROM account_states FINAL WHERE hash IN ${strArray([...new Set(hashes)])}`
+      `SELECT * FROM account_states FINAL WHERE hash IN ${strKeys([...new Set(hashes)])}`
     )
     for (const r of rows) out.set(r.hash, assembleAccountState(r))
     return out
@@ -476,7 +476,7 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
     if (accounts.length === 0) return new Map()
     const rows = await this.rows<CodeRow>(
       `SELECT account AS key, code_hash, mc_seqno AS mc FROM latest_account_code
-       WHERE account IN ${strArray([...new Set(accounts)])}`
+       WHERE account IN ${strKeys([...new Set(accounts)])}`
     )
     return this.newestDoneCodes(rows)
   }
@@ -619,13 +619,13 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
     const lookups = await this.rows<LookupRow>(
       `SELECT 0 AS kind, toString(hash) AS key, known, account, balance, extra_currencies, account_status, frozen_hash,
               data_hash, code_hash, toUInt32(0) AS mc
-       FROM account_states WHERE hash IN ${strArray([...hashes])}` +
+       FROM account_states WHERE hash IN ${strKeys([...hashes])}` +
         (book.size === 0
           ? ""
           : `
        UNION ALL
        SELECT 1, account, 0, '', NULL, CAST(map(), 'Map(UInt32, UInt256)'), NULL, NULL, NULL, code_hash, mc_seqno
-       FROM latest_account_code WHERE account IN ${strArray([...book])}`) +
+       FROM latest_account_code WHERE account IN ${strKeys([...book])}`) +
         // as above: less CPU, the same rows (the settings of a UNION's last SELECT apply to the whole statement)
         "\n       SETTINGS enable_analyzer = 0"
     )
@@ -678,13 +678,13 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
       for (const b of a.book) book.add(b)
     }
     const text = await this.text(
-      `SELECT 0 AS kind, hash AS key, toUInt32(0) AS mc, state FROM account_states_kv WHERE hash IN ${strArray([...hashes])}` +
+      `SELECT 0 AS kind, hash AS key, toUInt32(0) AS mc, state FROM account_states_kv WHERE hash IN ${strKeys([...hashes])}` +
         (book.size === 0
           ? ""
           : `
        UNION ALL
        SELECT 1, account, mc_seqno, ifNull(toString(code_hash), '') FROM latest_account_code
-       WHERE account IN ${strArray([...book])}`) +
+       WHERE account IN ${strKeys([...book])}`) +
         `
        SETTINGS enable_analyzer = 0
        FORMAT TabSeparatedRaw`
@@ -849,13 +849,13 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
     const messages = await this.rows<MessageRow>(
       `SELECT * FROM messages FINAL
        WHERE mc_block_seqno IN ${uint32Array([...new Set(txs.map((t) => t.mc_block_seqno))])}
-         AND tx_hash IN ${strArray(txs.map((t) => t.hash))}`
+         AND tx_hash IN ${strKeys(txs.map((t) => t.hash))}`
     )
     const hashes = contentHashes(messages)
     const contents = new Map<string, string>()
     if (hashes.length > 0) {
       const rows = await this.rows<{ hash: string; boc: string }>(
-        `SELECT hash, any(boc) AS boc FROM message_contents WHERE hash IN ${strArray(hashes)} GROUP BY hash`
+        `SELECT hash, any(boc) AS boc FROM message_contents WHERE hash IN ${strKeys(hashes)} GROUP BY hash`
       )
       for (const r of rows) contents.set(r.hash, r.boc)
     }

@@ -116,11 +116,18 @@ const concurrentlyAsAlone = async (shared: FastifyInstance, alone: FastifyInstan
   expect([...statuses].sort()).toEqual([200, 404])
 }
 
-/** How many blocks each statement of a key-value table asked for (statements naming `table`). */
+/**
+ * How many keys each statement of a key-value table asked for (statements naming `table`): its first `IN` after the
+ * table's name, an array literal or a split string (src/store/sql.ts `strKeys`).
+ */
 const groupSizes = (statements: ReadonlyArray<string>, table: string): Array<number> =>
   statements
     .filter((s) => s.includes(`FROM ${table}`))
-    .map((s) => s.slice(s.indexOf(" IN [")).split("]")[0]!.split(",").length)
+    .map((s) => {
+      const m = / IN (?:\[([^\]]*)\]|splitByChar\(' ', '([^']*)'\))/.exec(s.slice(s.indexOf(`FROM ${table}`)))
+      if (m === null) throw new Error(`no key set in: ${s.slice(0, 200)}`)
+      return m[1] !== undefined ? m[1].split(",").length : m[2]!.split(" ").length
+    })
 
 beforeAll(async () => {
   ch = await testClickHouse("shared statements")

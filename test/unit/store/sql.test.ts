@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { int32, int64, str, strArray, uint32, uint32Array, uint64, uint64Number } from "../../../src/store/sql.js"
+import { int32, int64, str, strArray, strKeys, uint32, uint32Array, uint64, uint64Number } from "../../../src/store/sql.js"
 
 describe("SQL literals of the store", () => {
   it("quotes strings so that no value can end its literal", () => {
@@ -8,6 +8,14 @@ describe("SQL literals of the store", () => {
     expect(str("a\\")).toBe("'a\\\\'")
     expect(str("\\' OR 1=1 --")).toBe("'\\\\\\' OR 1=1 --'")
     expect(strArray(["x", "y'"])).toBe("['x','y\\'']")
+  })
+
+  it("spells a set of keys as one string literal split by the engine, an array literal when a key would not survive the split", () => {
+    expect(strKeys(["0:AB", "-1:CD"])).toBe("splitByChar(' ', '0:AB -1:CD')")
+    expect(strKeys(["a'b", "c\\"])).toBe("splitByChar(' ', 'a\\'b c\\\\')")
+    expect(strKeys(["a b", "c"])).toBe("['a b','c']")
+    expect(strKeys(["", "c"])).toBe("['','c']")
+    expect(() => strKeys([])).toThrow(RangeError)
   })
 
   it("spells integers only when they are integers of the type's range", () => {
