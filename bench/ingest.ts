@@ -5,13 +5,17 @@
 // ceiling (2 cores), CPU per transaction per process (producer, consumer, broker; whole, and after the clock started so
 // that the broker's and the consumer's start-up stand apart; the fake upstream's serving too), per thread of the
 // producer and consumer (/proc/<pid>/task) and per stage (from the processes' own metrics: ton_stage_cpu_seconds_total,
-// ton_kafka_codec_cpu_seconds), and the peak RSS of every process.
+// ton_kafka_codec_cpu_seconds), and the peak RSS of every process; for the producer and consumer, what their RSS is
+// made of at its largest sample (the kernel's file-backed and anonymous split, the main thread's and the decode
+// workers' V8 heaps, the embedded engine's own tracked memory, the rest as untracked native memory) and, for the
+// consumer, the largest RSS minus the engine's tracked memory of the same moment.
 // Usage: npm run bench:ingest -- [--mc 60] [--tx 30] [--seed 42] | [--gen-dir DIR] [--store DIR] [--solo false]
 // [--codec none|gzip|lz4|zstd] (KAFKA_COMPRESSION of the producer; default the project's) [--runtime node|tsx]
 // (node: the compiled runnables, as `npm run producer` starts them, built first when stale; tsx: the sources)
 // [--cpu-prof DIR] (V8 CPU profiles of the producer and consumer processes, written to DIR when they exit).
 // [--mem-log FILE] (every 10 s, one tab-separated line per pipeline process: seconds since the clock, transactions
-// stored, RSS, V8 heap used / total, external and array buffers from its metrics: what grows over a long run).
+// stored, RSS and its file-backed and anonymous parts, the main thread's V8 heap used / total and external memory,
+// the decode workers' heaps + external, the engine's tracked memory: what grows over a long run).
 // [--node-flags "FLAGS"] (Node/V8 flags for the producer and consumer processes, e.g. "--single-threaded-gc": how
 // the processes' garbage collection or JIT settings change their CPU and memory, measured in one run).
 // [--child-log DIR] (each pipeline process's stdout and stderr, whole, to DIR/<name>.log: e.g. the lines of
@@ -92,18 +96,66 @@ const noteNode = (name: string, m: Map<string, number>) => {
   const external = m.get("ton_exporter_nodejs_external_memory_bytes")
   if (heap !== undefined && external !== undefined) peakNode.set(name, Math.max(peakNode.get(name) ?? 0, heap + external))
 }
-/** One line per pipeline process of --mem-log: RSS now (VmRSS) and Node's memory from the process's own metrics. */
-const memLogLine = (name: string, pid: number | undefined, m: Map<string, number>, t: number, stored: number): string => {
-  let rss = NaN
+/**
+ * What one pipeline process's resident memory is made of at one moment: the kernel's split of its RSS
+ * (/proc/<pid>/status: RssFile is code and mapped files, RssAnon anonymous memory: heaps of every kind), the main
+ * thread's V8 heap and external memory, the decode workers' heaps (ton_thread_heap_bytes, as each worker last answered)
+ * and the embedded engine's own tracked memory (ton_engine_memory_tracked_bytes, its MemoryTracking, read by the same
+ * scrape). The rest of RssAnon is native memory no one accounts for: Node's and the libraries' mallocs (glibc's
+ * arenas), thread stacks, the engine's untracked allocations.
+ */
+interface MemSample {
+  readonly rss: number
+  readonly file: number
+  readonly anon: number
+  readonly heap: number
+  readonly external: number
+  readonly workers: number
+  readonly engine: number | undefined
+}
+const memSample = (pid: number | undefined, m: Map<string, number>): MemSample | undefined => {
+  let status: string
   try {
-    const r = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))
-    if (r) rss = Number(r[1]) * 1024
+    status = readFileSync(`/proc/${pid}/status`, "utf8")
   } catch {
-    // gone
+    return undefined // gone
   }
-  const v = (k: string) => ((m.get(`ton_exporter_nodejs_${k}`) ?? NaN) / 1048576).toFixed(1)
-  return [t.toFixed(0), name, stored, (rss / 1048576).toFixed(1), v("heap_size_used_bytes"), v("heap_size_total_bytes"),
-    v("external_memory_bytes")].join("\t") + "\n"
+  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN) * 1024
+  let workers = 0
+  for (const [k, v] of m) if (/^ton_thread_heap_bytes\{.*kind="(total|external)"/.test(k)) workers += v
+  return {
+    rss: kb("VmRSS"),
+    file: kb("RssFile") + kb("RssShmem"),
+    anon: kb("RssAnon"),
+    heap: m.get("ton_exporter_nodejs_heap_size_total_bytes") ?? NaN,
+    external: m.get("ton_exporter_nodejs_external_memory_bytes") ?? NaN,
+    workers,
+    engine: m.get("ton_engine_memory_tracked_bytes")
+  }
+}
+/** Per process, the sample of largest RSS and (the consumer) the one of largest RSS minus the engine's tracked memory. */
+const peakSample = new Map<string, MemSample>()
+const peakOutsideEngine = new Map<string, MemSample>()
+const noteSample = (name: string, s: MemSample | undefined) => {
+  if (s === undefined || Number.isNaN(s.rss) || Number.isNaN(s.heap)) return
+  if (s.rss > (peakSample.get(name)?.rss ?? -1)) peakSample.set(name, s)
+  const outside = (x: MemSample) => x.rss - (x.engine ?? 0)
+  const was = peakOutsideEngine.get(name)
+  if (s.engine !== undefined && (was === undefined || outside(s) > outside(was))) peakOutsideEngine.set(name, s)
+}
+const composition = (s: MemSample): string => {
+  const m = (b: number) => (b / 1048576).toFixed(0)
+  const rest = s.anon - s.heap - s.external - s.workers - (s.engine ?? 0)
+  return `RSS ${m(s.rss)} = files/code ${m(s.file)} + anonymous ${m(s.anon)} (main V8 heap ${m(s.heap)}, external ${m(s.external)}` +
+    (s.workers > 0 ? `, decode workers' heaps+external ${m(s.workers)}` : "") +
+    (s.engine !== undefined ? `, engine tracked ${m(s.engine)}` : "") +
+    `, untracked native ${m(rest)})`
+}
+/** One line per pipeline process of --mem-log: its memory now, as `memSample` splits it. */
+const memLogLine = (name: string, s: MemSample | undefined, m: Map<string, number>, t: number, stored: number): string => {
+  const f = (b: number | undefined) => (b === undefined ? "NaN" : (b / 1048576).toFixed(1))
+  return [t.toFixed(0), name, stored, f(s?.rss), f(s?.file), f(s?.anon), f(m.get("ton_exporter_nodejs_heap_size_used_bytes")),
+    f(s?.heap), f(s?.external), f(s?.workers), f(s?.engine)].join("\t") + "\n"
 }
 /** CPU seconds (user + system) each process used, last sample before it exited. */
 const cpuSeconds = new Map<string, number>()
@@ -230,14 +282,21 @@ const cumulativeTxs = (chain: ChainData): ((seqno: number) => number) => {
   return (seqno) => upTo.get(Math.min(seqno, chain.last)) ?? 0
 }
 
-/** Peak RSS and CPU seconds per process: which stage the machine's cores went to. */
+/** Peak RSS and CPU seconds per process: which stage the machine's cores went to; what the pipeline's RSS holds. */
 const resources = (): Array<string> => [
-  "peak RSS and CPU time (user+system) per process (Node: peak V8 heap + external memory, the rest of the RSS is code,",
-  "  native libraries and, in the consumer, the embedded ClickHouse engine):",
+  "peak RSS (the kernel's VmHWM) and CPU time (user+system) per process (Node: peak main-thread V8 heap + external",
+  "  memory):",
   ...[...peakRss].map(
     ([name, bytes]) =>
       `  ${name.padEnd(24)} ${mb(bytes).padStart(7)}  ${(cpuSeconds.get(name) ?? NaN).toFixed(1).padStart(7)} s cpu` +
       (peakNode.has(name) ? `  (Node ${mb(peakNode.get(name))})` : "")
+  ),
+  "memory of the pipeline processes, sampled with each metrics scrape (every ~250 ms; the RSS read right after it):",
+  ...[...peakSample].map(([name, s]) => `  ${name.padEnd(9)} largest sample: ${composition(s)}`),
+  ...[...peakOutsideEngine].map(
+    ([name, s]) =>
+      `  ${name.padEnd(9)} peak RSS minus the engine's tracked memory (max over samples of VmRSS - MemoryTracking ` +
+      `of the same scrape): ${mb(s.rss - (s.engine ?? 0))}\n            at that sample: ${composition(s)}`
   )
 ]
 
@@ -424,23 +483,34 @@ const main = async () => {
     let lastReport = Date.now()
     let lastMemLog = 0
     const memLog = args["mem-log"]
-    if (memLog !== undefined) writeFileSync(memLog, "s\tprocess\tstored_tx\trss_mb\theap_used_mb\theap_total_mb\texternal_mb\n")
+    if (memLog !== undefined) {
+      writeFileSync(
+        memLog,
+        "s\tprocess\tstored_tx\trss_mb\trss_file_mb\trss_anon_mb\theap_used_mb\theap_total_mb\texternal_mb" +
+          "\tworkers_heap_external_mb\tengine_tracked_mb\n"
+      )
+    }
     const txsUpTo = cumulativeTxs(chain)
     while (true) {
       const p = await scrape(producerPort)
+      // Read right after its scrape, so the process's RSS and its own figures are of the same moment.
+      const pMem = p.size > 0 ? memSample(producer.pid, p) : undefined
       if (p.size > 0) producerMetrics = p
       noteNode("producer", p)
+      noteSample("producer", pMem)
       // A scrape that timed out (a busy machine) keeps the last answer rather than reading as "nothing stored".
       const c = await scrape(consumerPort)
+      const cMem = c.size > 0 ? memSample(consumer.pid, c) : undefined
       if (c.size > 0) consumerMetrics = c
       noteNode("consumer", c)
+      noteSample("consumer", cMem)
       const stored = consumerMetrics.get("ton_consumer_last_mc_seqno") ?? -1
       if (firstStored === undefined && stored >= chain.first) firstStored = Date.now()
       if (memLog !== undefined && Date.now() - lastMemLog >= 10_000) {
         lastMemLog = Date.now()
         const t = (lastMemLog - start) / 1000
         const done = stored >= chain.first ? txsUpTo(stored) : 0
-        appendFileSync(memLog, memLogLine("producer", producer.pid, p, t, done) + memLogLine("consumer", consumer.pid, c, t, done))
+        appendFileSync(memLog, memLogLine("producer", pMem, p, t, done) + memLogLine("consumer", cMem, c, t, done))
       }
       if (stored >= chain.last) break
       if (Date.now() - lastReport >= 10_000) {

@@ -31,12 +31,23 @@ export interface MetricsShape {
    * inserts). Parts of the `flatten`, `encode` and `insert` stages.
    */
   readonly consumerTableCpuSeconds: Counter<"table" | "step">
+  /**
+   * V8 heaps of the process's other threads (the default `nodejs_heap_*` figures are the main thread's only), by
+   * thread (`decode-1`, ...) and kind (`total`, `used`, `external`, `malloced`), as each last reported.
+   */
+  readonly threadHeapBytes: Gauge<"thread" | "kind">
+  /**
+   * Memory the embedded ClickHouse engine accounts for itself (its `MemoryTracking`), read when scraped through the
+   * function given here; without one (a ClickHouse server, the producer) the gauge is absent.
+   */
+  readonly trackEngineMemory: (read: () => Promise<number>) => void
 }
 
 export const makeMetrics = (defaults = true): MetricsShape => {
   const registry = new Registry()
   if (defaults) collectDefaultMetrics({ register: registry, prefix: "ton_exporter_" })
   const registers = [registry]
+  let engineReader: (() => Promise<number>) | undefined
   return {
     registry,
     upstreamHead: new Gauge({ name: "ton_upstream_head_mc_seqno", help: "Latest masterchain seqno upstream reported", registers }),
@@ -112,6 +123,26 @@ export const makeMetrics = (defaults = true): MetricsShape => {
       labelNames: ["table", "step"] as const,
       registers
     }),
+    threadHeapBytes: new Gauge({
+      name: "ton_thread_heap_bytes",
+      help: "V8 heap of each worker thread (the nodejs_heap figures are the main thread's), by thread and kind",
+      labelNames: ["thread", "kind"] as const,
+      registers
+    }),
+    trackEngineMemory: (read) => {
+      // One gauge per registry; a second engine client of the process (all-in-one) reads the same engine.
+      if (engineReader === undefined) {
+        new Gauge({
+          name: "ton_engine_memory_tracked_bytes",
+          help: "Memory the embedded ClickHouse engine tracks itself (system.metrics MemoryTracking), read when scraped",
+          registers,
+          async collect() {
+            if (engineReader !== undefined) this.set(await engineReader())
+          }
+        })
+      }
+      engineReader = read
+    },
     ...codecGauges(registers)
   }
 }

@@ -17,7 +17,7 @@ import { threadCpuSeconds } from "../ops/cpu.js"
 import type { RawMasterchainBundle } from "../source/Upstream.js"
 import { type BlockFile, type BlockFilesBundle, joinBlockFiles } from "../source/liteserver/blockFiles.js"
 import { deadBundle, finishBundle, prepare, type Decoded, type Prepared } from "./assemble.js"
-import type { DecodeReply, DecodeRequest } from "./decodeWorker.js"
+import type { DecodeReply, DecodeRequest, ThreadHeap } from "./decodeWorker.js"
 
 export class DecodePoolError extends Schema.TaggedError<DecodePoolError>()("DecodePoolError", {
   reason: Schema.Literal("start", "crashed"),
@@ -38,6 +38,8 @@ export interface DecodePoolOptions {
   readonly resourceLimits?: ResourceLimits
   /** Told the CPU seconds each request cost, by stage (the workers measure their own threads). */
   readonly onStageCpu?: (stage: "decode" | "record_encode", seconds: number) => void
+  /** Told each worker's V8 heap (worker 0..workers-1) as it answers: the process's figures cover the main thread only. */
+  readonly onHeap?: (worker: number, heap: ThreadHeap) => void
 }
 
 /**
@@ -137,12 +139,14 @@ class Threads {
   constructor(
     readonly size: number,
     script: URL,
-    resourceLimits: ResourceLimits
+    resourceLimits: ResourceLimits,
+    onHeap: ((worker: number, heap: ThreadHeap) => void) | undefined
   ) {
     for (let i = 0; i < size; i++) {
       const w = new Worker(script, { resourceLimits })
       w.on("message", (m: DecodeReply) => {
         if (m.op !== "ready") {
+          onHeap?.(i, m.heap)
           const job = this.running.get(w)
           this.running.delete(w)
           if (job !== undefined && !job.cancelled) job.resolve(m)
@@ -218,7 +222,8 @@ export const makeDecodePool = (options: DecodePoolOptions): Effect.Effect<Decode
         catch: (e) => new DecodePoolError({ reason: "start", message: `decode worker script: ${String(e)}` })
       }).pipe(
         Effect.map(
-          (script) => new Threads(Math.max(1, options.workers), script, options.resourceLimits ?? workerLimits)
+          (script) =>
+            new Threads(Math.max(1, options.workers), script, options.resourceLimits ?? workerLimits, options.onHeap)
         ),
         Effect.orDie
       ),

@@ -28,6 +28,7 @@ import {
   type Prepared
 } from "./assemble.js"
 import { isBlockFiles, makeDecodePool, type DecodePoolError } from "./DecodePool.js"
+import type { ThreadHeap } from "./decodeWorker.js"
 import { type BlockFilesBundle, completeBlockFiles } from "../source/liteserver/blockFiles.js"
 
 export interface ProducerRun {
@@ -200,6 +201,12 @@ export const runProducer = (run: ProducerRun, decode: DecodeTransaction) =>
 
     const stageCpu = (stage: "decode" | "record_encode", seconds: number) =>
       metrics.stageCpuSeconds.inc({ stage }, seconds)
+    const threadHeap = (worker: number, heap: ThreadHeap) => {
+      const thread = `decode-${worker + 1}`
+      for (const kind of ["total", "used", "external", "malloced"] as const) {
+        metrics.threadHeapBytes.set({ thread, kind }, heap[kind])
+      }
+    }
     const onMainThread: DecodeBundle = (fetched) =>
       Effect.sync(() => {
         const t0 = threadCpuSeconds()
@@ -285,7 +292,12 @@ export const runProducer = (run: ProducerRun, decode: DecodeTransaction) =>
         // Workers live as long as the attempt: one that dies fails it, and the next attempt starts a fresh pool.
         const decodeBundle =
           decodeWorkers > 0
-            ? (yield* makeDecodePool({ workers: decodeWorkers, network: client.network, onStageCpu: stageCpu })).prepare
+            ? (yield* makeDecodePool({
+                workers: decodeWorkers,
+                network: client.network,
+                onStageCpu: stageCpu,
+                onHeap: threadHeap
+              })).prepare
             : onMainThread
         // A backfill starting at FROM (another producer may be filling the range before it) learns the history from
         // the blocks just before FROM, fetched upstream and not published, so its trace ids and account states are

@@ -5,6 +5,7 @@
  * is answered as the reader's malformed-block failure, and an exception it does not expect ends the thread, which
  * fails the pool's attempt.
  */
+import { getHeapStatistics } from "node:v8"
 import { parentPort } from "node:worker_threads"
 import type { RawMasterchainBundle, RawTransaction } from "../source/Upstream.js"
 import { threadCpuSeconds } from "../ops/cpu.js"
@@ -46,15 +47,41 @@ export type DecodeRequest =
 
 export type DecodeReply =
   | { readonly op: "ready" }
-  | { readonly id: number; readonly op: "bundle"; readonly prepared: Prepared; readonly cpu: StageCpu }
-  | { readonly id: number; readonly op: "slice"; readonly decoded: Decoded; readonly cpu: StageCpu }
+  | {
+      readonly id: number
+      readonly op: "bundle"
+      readonly prepared: Prepared
+      readonly cpu: StageCpu
+      readonly heap: ThreadHeap
+    }
+  | { readonly id: number; readonly op: "slice"; readonly decoded: Decoded; readonly cpu: StageCpu; readonly heap: ThreadHeap }
   | {
       readonly id: number
       readonly op: "files-slice"
       /** The blocks read (their transactions decoded), or why one of them could not be read. */
       readonly read: DecodedBlocks | string
       readonly cpu: StageCpu
+      readonly heap: ThreadHeap
     }
+
+/**
+ * This thread's V8 heap when it answers (after the request's work, before its garbage is collected: near the
+ * thread's high point), in bytes: what the process's own memory figures (the main thread's) leave out.
+ */
+export interface ThreadHeap {
+  /** Heap reserved by V8 (all spaces). */
+  readonly total: number
+  readonly used: number
+  /** Memory outside the heap that the isolate's objects hold (ArrayBuffers, Buffers). */
+  readonly external: number
+  /** V8's own malloc'ed memory (zones, compiler). */
+  readonly malloced: number
+}
+
+const heapNow = (): ThreadHeap => {
+  const h = getHeapStatistics()
+  return { total: h.total_heap_size, used: h.used_heap_size, external: h.external_memory, malloced: h.malloced_memory }
+}
 
 /** CPU seconds this thread spent on the request: decoding BOCs into records, and encoding the Kafka record. */
 export interface StageCpu {
@@ -107,7 +134,13 @@ port.on("message", (req: DecodeRequest) => {
       bytes.byteLength === 0
         ? prepared.drafts
         : { ...prepared.drafts, bytes: ownBytes(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)) }
-    const reply: DecodeReply = { id: req.id, op: "bundle", prepared: { ...prepared, bundle, drafts }, cpu: { decode, encode } }
+    const reply: DecodeReply = {
+      id: req.id,
+      op: "bundle",
+      prepared: { ...prepared, bundle, drafts },
+      cpu: { decode, encode },
+      heap: heapNow()
+    }
     const moved: Array<ArrayBuffer> = []
     if (drafts.bytes.byteLength > 0) moved.push(drafts.bytes.buffer as ArrayBuffer)
     if (bundle !== null) moved.push(bundle.value.buffer as ArrayBuffer)
@@ -118,12 +151,13 @@ port.on("message", (req: DecodeRequest) => {
       id: req.id,
       op: "files-slice",
       read: Either.isLeft(read) ? read.left.message : read.right,
-      cpu: { decode, encode: 0 }
+      cpu: { decode, encode: 0 },
+      heap: heapNow()
     }
     port.postMessage(reply)
   } else {
     const [decoded, decode] = timed(() => decodeTransactions(req.txs, req.mcSeqno, req.network, pipelineDecode))
-    const reply: DecodeReply = { id: req.id, op: "slice", decoded, cpu: { decode, encode: 0 } }
+    const reply: DecodeReply = { id: req.id, op: "slice", decoded, cpu: { decode, encode: 0 }, heap: heapNow() }
     port.postMessage(reply)
   }
 })

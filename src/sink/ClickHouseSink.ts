@@ -7,7 +7,7 @@
  * writes only while its `guard` says it still owns the batch's partitions, checked before every statement.
  */
 import { Context, Duration, Effect, Layer, Schedule, Schema, SubscriptionRef } from "effect"
-import { ClickHouse, ClickHouseError, reasonOfCode } from "../clickhouse/ClickHouse.js"
+import { ClickHouse, ClickHouseError, type EmbeddedEngine, reasonOfCode } from "../clickhouse/ClickHouse.js"
 import { INSERT_ORDER, type TableName, visitBundleRows } from "../flatten/bundle.js"
 import { processCpuSeconds, threadCpuSeconds } from "../ops/cpu.js"
 import { Metrics } from "../ops/Metrics.js"
@@ -98,10 +98,18 @@ export const TRACE_CACHE_ENTRIES = Math.floor(TRACE_CACHE_BYTES / 190)
 const failed = (what: string) => (cause: unknown) =>
   new ClickHouseError({ reason: reasonOfCode(cause) ?? "QueryFailed", message: `${what}: ${(cause as Error)?.message ?? String(cause)}`, cause })
 
+/** The embedded engine's own account of the memory it holds (allocations through its trackers), in bytes. */
+export const engineMemoryTracked = async (engine: EmbeddedEngine): Promise<number> => {
+  const r = await engine.run("SELECT value FROM system.metrics WHERE metric = 'MemoryTracking'", { format: "TSV" })
+  return Number(Buffer.from(r.bytes).toString("utf8").trim())
+}
+
 export const makeClickHouseSink = (options: SinkOptions = {}) =>
   Effect.gen(function* () {
     const ch = yield* ClickHouse
     const metrics = yield* Metrics
+    const engine = ch.embedded
+    if (engine !== undefined) metrics.trackEngineMemory(() => engineMemoryTracked(engine))
     const lookback = options.traceLookback ?? 10_000
     const cache = new Lru<HashB64, HashB64>(options.traceCacheSize ?? TRACE_CACHE_ENTRIES)
     /** Each table's encoded bytes in the last batch that had rows for it: the next batch's first buffer size. */

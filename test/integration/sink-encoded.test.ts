@@ -2,6 +2,8 @@
 // synthetic bundles; and the analytics views see one insert per table statement, as before.
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { flattenBundles, INSERT_ORDER } from "../../src/flatten/index.js"
+import { makeMetrics } from "../../src/ops/Metrics.js"
+import { engineMemoryTracked } from "../../src/sink/ClickHouseSink.js"
 import { encoderFor } from "../../src/sink/encode.js"
 import { testClickHouse, type TestClickHouse } from "../support/integration.js"
 import { realBundle, syntheticBundle } from "../unit/store/records.js"
@@ -55,6 +57,23 @@ describe("encoded inserts", () => {
       )[0]
     expect(await attempts(viaEncoded)).toEqual({ i: "1", n: String(rows.transactions.length) })
     expect(await attempts(viaClient)).toEqual(await attempts(viaEncoded))
+  })
+
+  it("tell the embedded engine's own tracked memory to the metrics when scraped (a server has no such gauge)", async () => {
+    const metrics = makeMetrics(false)
+    const engine = viaEncoded.embedded
+    if (engine === undefined) {
+      expect(viaEncoded.backend).toBe("server")
+      expect(await metrics.registry.metrics()).not.toContain("ton_engine_memory_tracked_bytes")
+      return
+    }
+    const tracked = await engineMemoryTracked(engine)
+    // The engine holds at least its own caches and the tables' metadata: some megabytes, never nothing.
+    expect(tracked).toBeGreaterThan(1024 * 1024)
+    metrics.trackEngineMemory(() => engineMemoryTracked(engine))
+    metrics.trackEngineMemory(() => engineMemoryTracked(engine)) // a second client of the engine: still one gauge
+    const line = (await metrics.registry.metrics()).split("\n").find((l) => l.startsWith("ton_engine_memory_tracked_bytes "))
+    expect(Number(line?.split(" ")[1])).toBeGreaterThan(1024 * 1024)
   })
 
   it("insert nothing for an empty body", async () => {

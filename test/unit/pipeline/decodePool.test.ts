@@ -69,6 +69,25 @@ describe("decode pool", () => {
     expect(got.map(plain)).toEqual(expected.map(plain))
   })
 
+  it("each worker tells its own V8 heap as it answers (the process's figures are the main thread's)", async () => {
+    const told = new Map<number, Array<{ total: number; used: number; external: number; malloced: number }>>()
+    await throughPool(
+      { workers: 2, sliceTxs: 5, onHeap: (worker, heap) => told.set(worker, [...(told.get(worker) ?? []), heap]) },
+      raws
+    )
+    expect([...told.keys()].sort()).toEqual([0, 1])
+    for (const heaps of told.values()) {
+      for (const h of heaps) {
+        expect(h.used).toBeGreaterThan(0)
+        expect(h.total).toBeGreaterThanOrEqual(h.used)
+        expect(h.external).toBeGreaterThanOrEqual(0)
+        expect(h.malloced).toBeGreaterThan(0)
+      }
+    }
+    // Every answer tells one: the bundles cut into slices of 5 make more answers than bundles.
+    expect([...told.values()].reduce((n, h) => n + h.length, 0)).toBeGreaterThan(raws.length)
+  })
+
   it("a worker that dies fails its request, the queued ones and every later one with DecodePoolError", async () => {
     // A BigInt has no JSON form: encoding this bundle throws where the worker does not expect it.
     const broken = { ...raws[0]!, code_hashes: { x: 1n } } as unknown as RawMasterchainBundle
