@@ -46,10 +46,11 @@ export const producerRun: Effect.Effect<ProducerRun, ConfigError.ConfigError, Up
   const configured = yield* ProducerConfig
   const { range } = yield* UpstreamChoice
   const explicitMode = Option.isSome(yield* Config.option(Config.nonEmptyString(settings.producer.mode.env)))
-  const { decodeWorkers } = configured
+  const { decodeWorkers, decodeYoungMb } = configured
+  const decoding = { decodeWorkers, decodeYoungMb }
   return range !== undefined && !explicitMode
-    ? { mode: "backfill", from: configured.from ?? range.first, to: configured.to ?? range.last, decodeWorkers }
-    : { mode: configured.mode, from: configured.from, to: configured.to, decodeWorkers }
+    ? { mode: "backfill", from: configured.from ?? range.first, to: configured.to ?? range.last, ...decoding }
+    : { mode: configured.mode, from: configured.from, to: configured.to, ...decoding }
 })
 
 /** The producer service running `producerRun` over the chosen upstream. */

@@ -71,6 +71,8 @@ export interface ProducerSettings {
   readonly to: number | undefined
   /** Worker threads that decode bundles; 0 decodes on the main thread. */
   readonly decodeWorkers: number
+  /** Young generation of each decode worker's V8 heap, MB: memory against the CPU of its scavenges. */
+  readonly decodeYoungMb: number
   /** Blocks before PRODUCER_FROM a backfill fetches (not publishes) to learn trace history; 0 learns none. */
   readonly learnBlocks: number
 }
@@ -331,6 +333,12 @@ export const settings = {
       "",
       "Threads decoding transactions; empty means the cores minus one (at least 1), 0 decodes on the main thread",
       optionalInt(0, 256)
+    ),
+    decodeYoungMb: setting(
+      "PRODUCER_DECODE_YOUNG_MB",
+      "48",
+      "Young generation of each decode worker's V8 heap in MB (its semi-spaces a third each): less memory, more CPU in scavenges below ~16",
+      int(3, 1024)
     ),
     learnBlocks: setting(
       "PRODUCER_LEARN_BLOCKS",

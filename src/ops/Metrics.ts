@@ -33,7 +33,7 @@ export interface MetricsShape {
   readonly consumerTableCpuSeconds: Counter<"table" | "step">
   /**
    * V8 heaps of the process's other threads (the default `nodejs_heap_*` figures are the main thread's only), by
-   * thread (`decode-1`, ...) and kind (`total`, `used`, `external`, `malloced`), as each last reported.
+   * thread (`decode-1`, ...) and kind (`total`, `used`, `external`, `malloced`, `young`), as each last reported.
    */
   readonly threadHeapBytes: Gauge<"thread" | "kind">
   /**

@@ -27,7 +27,7 @@ import {
   type DecodeTransaction,
   type Prepared
 } from "./assemble.js"
-import { isBlockFiles, makeDecodePool, type DecodePoolError } from "./DecodePool.js"
+import { isBlockFiles, makeDecodePool, type DecodePoolError, workerLimits } from "./DecodePool.js"
 import type { ThreadHeap } from "./decodeWorker.js"
 import { type BlockFilesBundle, completeBlockFiles } from "../source/liteserver/blockFiles.js"
 
@@ -43,6 +43,8 @@ export interface ProducerRun {
    * thread with the decoder given to `runProducer`.
    */
   readonly decodeWorkers?: number
+  /** Young generation of each decode worker's heap, MB (default `workerLimits`'). */
+  readonly decodeYoungMb?: number
   /** Most bundles per Kafka transaction (fewer when they are large). */
   readonly maxBundlesPerTransaction?: number
   /**
@@ -203,7 +205,7 @@ export const runProducer = (run: ProducerRun, decode: DecodeTransaction) =>
       metrics.stageCpuSeconds.inc({ stage }, seconds)
     const threadHeap = (worker: number, heap: ThreadHeap) => {
       const thread = `decode-${worker + 1}`
-      for (const kind of ["total", "used", "external", "malloced"] as const) {
+      for (const kind of ["total", "used", "external", "malloced", "young"] as const) {
         metrics.threadHeapBytes.set({ thread, kind }, heap[kind])
       }
     }
@@ -296,7 +298,11 @@ export const runProducer = (run: ProducerRun, decode: DecodeTransaction) =>
                 workers: decodeWorkers,
                 network: client.network,
                 onStageCpu: stageCpu,
-                onHeap: threadHeap
+                onHeap: threadHeap,
+                resourceLimits: {
+                  ...workerLimits,
+                  maxYoungGenerationSizeMb: run.decodeYoungMb ?? workerLimits.maxYoungGenerationSizeMb
+                }
               })).prepare
             : onMainThread
         // A backfill starting at FROM (another producer may be filling the range before it) learns the history from
@@ -397,7 +403,14 @@ export class Producer extends Context.Tag("ton-exporter/Producer")<
   /** From the PRODUCER_* settings. */
   static readonly layer = Layer.unwrapEffect(
     Effect.map(ProducerConfig, (c) =>
-      Producer.layerWith({ mode: c.mode, from: c.from, to: c.to, decodeWorkers: c.decodeWorkers, learnBlocks: c.learnBlocks })
+      Producer.layerWith({
+        mode: c.mode,
+        from: c.from,
+        to: c.to,
+        decodeWorkers: c.decodeWorkers,
+        decodeYoungMb: c.decodeYoungMb,
+        learnBlocks: c.learnBlocks
+      })
     )
   )
 }

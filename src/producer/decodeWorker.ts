@@ -5,7 +5,7 @@
  * is answered as the reader's malformed-block failure, and an exception it does not expect ends the thread, which
  * fails the pool's attempt.
  */
-import { getHeapStatistics } from "node:v8"
+import { getHeapSpaceStatistics, getHeapStatistics } from "node:v8"
 import { parentPort } from "node:worker_threads"
 import type { RawMasterchainBundle, RawTransaction } from "../source/Upstream.js"
 import { threadCpuSeconds } from "../ops/cpu.js"
@@ -76,11 +76,15 @@ export interface ThreadHeap {
   readonly external: number
   /** V8's own malloc'ed memory (zones, compiler). */
   readonly malloced: number
+  /** The young generation's semi-spaces as committed now (part of `total`; bounded by the pool's resourceLimits). */
+  readonly young: number
 }
 
 const heapNow = (): ThreadHeap => {
   const h = getHeapStatistics()
-  return { total: h.total_heap_size, used: h.used_heap_size, external: h.external_memory, malloced: h.malloced_memory }
+  const young = getHeapSpaceStatistics().find((s) => s.space_name === "new_space")?.space_size ?? 0
+  const { total_heap_size: total, used_heap_size: used, external_memory: external, malloced_memory: malloced } = h
+  return { total, used, external, malloced, young }
 }
 
 /** CPU seconds this thread spent on the request: decoding BOCs into records, and encoding the Kafka record. */

@@ -42,7 +42,9 @@ describe("configuration", () => {
     ["CLICKHOUSE_URL", "clickhouse:8123"],
     ["CLICKHOUSE_DATABASE", "ton-db"],
     ["KAFKA_BROKERS", "localhost"],
-    ["CONSUMER_BATCH_ROWS", "0"]
+    ["CONSUMER_BATCH_ROWS", "0"],
+    ["PRODUCER_DECODE_YOUNG_MB", "2"],
+    ["PRODUCER_DECODE_YOUNG_MB", "sixteen"]
   ])("rejects %s=%s naming the key in both readers", async (key, value) => {
     expect(() => loadConfig({ [key]: value })).toThrow(ConfigValueError)
     expect(() => loadConfig({ [key]: value })).toThrow(new RegExp(`^${key}: `))

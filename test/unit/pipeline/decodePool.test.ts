@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest"
 import { generateChain } from "../../../tools/fake/generate.js"
 import { assembleBundle, pipelineDecode, prepare, type Prepared } from "../../../src/producer/assemble.js"
 import { DecodePoolError, makeDecodePool, type DecodePoolOptions } from "../../../src/producer/DecodePool.js"
+import type { ThreadHeap } from "../../../src/producer/decodeWorker.js"
 import type { RawMasterchainBundle } from "../../../src/source/Upstream.js"
 import { rawBundle } from "../../support/pipeline/chainUpstream.js"
 
@@ -70,7 +71,7 @@ describe("decode pool", () => {
   })
 
   it("each worker tells its own V8 heap as it answers (the process's figures are the main thread's)", async () => {
-    const told = new Map<number, Array<{ total: number; used: number; external: number; malloced: number }>>()
+    const told = new Map<number, Array<ThreadHeap>>()
     await throughPool(
       { workers: 2, sliceTxs: 5, onHeap: (worker, heap) => told.set(worker, [...(told.get(worker) ?? []), heap]) },
       raws
@@ -82,10 +83,31 @@ describe("decode pool", () => {
         expect(h.total).toBeGreaterThanOrEqual(h.used)
         expect(h.external).toBeGreaterThanOrEqual(0)
         expect(h.malloced).toBeGreaterThan(0)
+        expect(h.young).toBeGreaterThan(0)
+        expect(h.young).toBeLessThanOrEqual(h.total)
       }
     }
     // Every answer tells one: the bundles cut into slices of 5 make more answers than bundles.
     expect([...told.values()].reduce((n, h) => n + h.length, 0)).toBeGreaterThan(raws.length)
+  })
+
+  it("the workers' young generation is the one asked for (PRODUCER_DECODE_YOUNG_MB), and records are unchanged", async () => {
+    const young = async (mb: number) => {
+      let most = 0
+      const got = await throughPool(
+        {
+          workers: 1,
+          resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: mb },
+          onHeap: (_, heap) => void (most = Math.max(most, heap.young))
+        },
+        raws
+      )
+      expect(got.map(plain)).toEqual(expected.map(plain))
+      return most
+    }
+    // V8 commits two semi-spaces of a third of the young generation each, at most.
+    expect(await young(6)).toBeLessThanOrEqual(4 * 1024 * 1024)
+    expect(await young(48)).toBeLessThanOrEqual(32 * 1024 * 1024)
   })
 
   it("a worker that dies fails its request, the queued ones and every later one with DecodePoolError", async () => {
