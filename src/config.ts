@@ -10,6 +10,8 @@ export type ProducerMode = "backfill" | "follow" | "resume"
 export type LogLevel = "trace" | "debug" | "info" | "warn" | "error" | "fatal"
 export type KafkaCompression = "none" | "gzip" | "lz4" | "zstd"
 export const KAFKA_COMPRESSIONS: ReadonlyArray<KafkaCompression> = ["none", "gzip", "lz4", "zstd"]
+/** Young generation of a decode worker's heap, MB: the smallest measured not to cost CPU (src/producer/DecodePool.ts). */
+export const DEFAULT_DECODE_YOUNG_MB = 16
 /** The codec measured cheapest for the pipeline (BENCHMARKS.md, "End-to-end ingest"). */
 export const DEFAULT_KAFKA_COMPRESSION: KafkaCompression = "zstd"
 
@@ -336,8 +338,8 @@ export const settings = {
     ),
     decodeYoungMb: setting(
       "PRODUCER_DECODE_YOUNG_MB",
-      "48",
-      "Young generation of each decode worker's V8 heap in MB (its semi-spaces a third each): less memory, more CPU in scavenges below ~16",
+      String(DEFAULT_DECODE_YOUNG_MB),
+      "Young generation of each decode worker's V8 heap in MB (two semi-spaces of a third each, rounded up to a power of two): less memory, more CPU in scavenges below 16",
       int(3, 1024)
     ),
     learnBlocks: setting(

@@ -13,6 +13,7 @@ import { createRequire } from "node:module"
 import path from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { Worker, type ResourceLimits } from "node:worker_threads"
+import { DEFAULT_DECODE_YOUNG_MB } from "../config.js"
 import { threadCpuSeconds } from "../ops/cpu.js"
 import type { RawMasterchainBundle } from "../source/Upstream.js"
 import { type BlockFile, type BlockFilesBundle, joinBlockFiles } from "../source/liteserver/blockFiles.js"
@@ -45,11 +46,16 @@ export interface DecodePoolOptions {
 /**
  * A decode leaves much short-lived garbage; without limits V8 lets a worker's heap grow to ~200 MB before collecting.
  * The old generation's limit keeps a worker near 60-90 MB, far above what a slice of `sliceTxs` transactions holds
- * (~25 MB). The young generation is 48 MB (semi-spaces of 16 MB, as Node gives a main thread): at 8 MB a bundle's
- * records outlived each scavenge and were copied and promoted, and the pool spent ~25% more CPU per transaction
- * (BENCHMARKS.md, "Ingest: young generation of the decode worker").
+ * (~25 MB). The young generation (PRODUCER_DECODE_YOUNG_MB) is 16 MB (semi-spaces of 8 MB: V8 rounds a third up to
+ * a power of two): at 8 MB a bundle's records outlived each scavenge and were copied and promoted, and the pool spent
+ * ~25% more CPU per transaction; 48 MB cost 15-20 MB more of the producer's RSS for no measured CPU since
+ * (BENCHMARKS.md, "Ingest: young generation of the decode worker" and "Ingest: what each pipeline process's memory
+ * is made of").
  */
-export const workerLimits: ResourceLimits = { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 48 }
+export const workerLimits: ResourceLimits = {
+  maxOldGenerationSizeMb: 256,
+  maxYoungGenerationSizeMb: DEFAULT_DECODE_YOUNG_MB
+}
 
 export interface DecodePool {
   readonly size: number
