@@ -130,7 +130,8 @@ const memSample = (pid: number | undefined, m: Map<string, number>): MemSample |
     heap: m.get("ton_exporter_nodejs_heap_size_total_bytes") ?? NaN,
     external: m.get("ton_exporter_nodejs_external_memory_bytes") ?? NaN,
     workers,
-    engine: m.get("ton_engine_memory_tracked_bytes")
+    // 0: the gauge exists but no reading of the engine has answered yet.
+    engine: m.get("ton_engine_memory_tracked_bytes") || undefined
   }
 }
 /** Per process, the sample of largest RSS and (the consumer) the one of largest RSS minus the engine's tracked memory. */

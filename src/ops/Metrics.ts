@@ -38,16 +38,22 @@ export interface MetricsShape {
   readonly threadHeapBytes: Gauge<"thread" | "kind">
   /**
    * Memory the embedded ClickHouse engine accounts for itself (its `MemoryTracking`), read when scraped through the
-   * function given here; without one (a ClickHouse server, the producer) the gauge is absent.
+   * function given here; without one (a ClickHouse server, the producer) the gauge is absent. The statement waits
+   * behind the session's insert: a scrape waits for it at most ENGINE_READ_WAIT_MS and then tells the last value read.
    */
   readonly trackEngineMemory: (read: () => Promise<number>) => void
 }
+
+/** Longest a scrape waits for the engine's memory figure (its statement queues behind a running insert). */
+export const ENGINE_READ_WAIT_MS = 250
 
 export const makeMetrics = (defaults = true): MetricsShape => {
   const registry = new Registry()
   if (defaults) collectDefaultMetrics({ register: registry, prefix: "ton_exporter_" })
   const registers = [registry]
   let engineReader: (() => Promise<number>) | undefined
+  let engineLast: number | undefined
+  let reading: Promise<void> | undefined
   return {
     registry,
     upstreamHead: new Gauge({ name: "ton_upstream_head_mc_seqno", help: "Latest masterchain seqno upstream reported", registers }),
@@ -137,7 +143,13 @@ export const makeMetrics = (defaults = true): MetricsShape => {
           help: "Memory the embedded ClickHouse engine tracks itself (system.metrics MemoryTracking), read when scraped",
           registers,
           async collect() {
-            if (engineReader !== undefined) this.set(await engineReader())
+            if (engineReader === undefined) return
+            reading ??= engineReader().then(
+              (v) => void (engineLast = v),
+              () => undefined
+            ).finally(() => (reading = undefined))
+            await Promise.race([reading, new Promise((r) => setTimeout(r, ENGINE_READ_WAIT_MS))])
+            if (engineLast !== undefined) this.set(engineLast)
           }
         })
       }
