@@ -46,11 +46,11 @@ export const producerRun: Effect.Effect<ProducerRun, ConfigError.ConfigError, Up
   const configured = yield* ProducerConfig
   const { range } = yield* UpstreamChoice
   const explicitMode = Option.isSome(yield* Config.option(Config.nonEmptyString(settings.producer.mode.env)))
-  const { decodeWorkers, decodeYoungMb } = configured
-  const decoding = { decodeWorkers, decodeYoungMb }
+  const { decodeWorkers, decodeYoungMb, learnBlocks } = configured
+  const common = { decodeWorkers, decodeYoungMb, learnBlocks }
   return range !== undefined && !explicitMode
-    ? { mode: "backfill", from: configured.from ?? range.first, to: configured.to ?? range.last, ...decoding }
-    : { mode: configured.mode, from: configured.from, to: configured.to, ...decoding }
+    ? { mode: "backfill", from: configured.from ?? range.first, to: configured.to ?? range.last, ...common }
+    : { mode: configured.mode, from: configured.from, to: configured.to, ...common }
 })
 
 /** The producer service running `producerRun` over the chosen upstream. */
