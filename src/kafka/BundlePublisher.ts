@@ -11,6 +11,7 @@ import { encodeDeadLetter, type DeadLetter, type EncodedMessage } from "./codec.
 import { STARTUP_DEADLINE_MS, withDeadline } from "./deadline.js"
 import { KafkaError } from "./errors.js"
 import { KafkaClient } from "./KafkaClient.js"
+import { keyPartitioner } from "./partitioner.js"
 import { lastCommittedSeqno } from "./tail.js"
 import { blockPartitionOf } from "./topics.js"
 
@@ -73,7 +74,9 @@ export const makeBundlePublisher = (transactionalId: string, range?: { readonly 
             idempotent: true,
             maxInFlightRequests: 1,
             allowAutoTopicCreation: false,
-            transactionTimeout: 60_000
+            transactionTimeout: 60_000,
+            // kafkajs's default partitioner, its murmur2 in 32-bit arithmetic: the same partition per account
+            createPartitioner: keyPartitioner
           })
           try {
             await withDeadline("connecting the producer", STARTUP_DEADLINE_MS, () => p.connect())
