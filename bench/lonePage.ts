@@ -10,6 +10,7 @@ import { readFileSync } from "node:fs"
 import { loadavg } from "node:os"
 import { sessionSetup } from "../src/store/readers.js"
 import { strArray } from "../src/store/sql.js"
+import { pageKeys } from "./lib/pageKeys.js"
 
 const dir = process.env.BENCH_STORE_DIR
 if (dir === undefined) throw new Error("BENCH_STORE_DIR: a store kept by `npm run bench:ingest -- --store DIR`")
@@ -49,15 +50,7 @@ const lookupsFromRowSql = (n: number): string =>
 
 const sequential = async (n: number): Promise<number> => {
   const text = Buffer.from(await run(one, pageSql(n))).toString("utf8")
-  const hashes = new Set<string>()
-  const book = new Set<string>()
-  for (const line of text.slice(text.indexOf("\t", text.indexOf("\t") + 1) + 1).split("\n")) {
-    const f = line.split("\t", 3)
-    if (f.length < 3) continue
-    hashes.add(f[0]!)
-    hashes.add(f[1]!)
-    for (const a of f[2]!.split(" ")) if (a.length > 0) book.add(a)
-  }
+  const { hashes, book } = pageKeys(text.slice(text.indexOf("\t", text.indexOf("\t") + 1) + 1))
   return (await run(two, lookupsSql([...hashes], [...book]))).length
 }
 

@@ -13,6 +13,7 @@ import { readFileSync } from "node:fs"
 import { loadavg } from "node:os"
 import { sessionSetup } from "../src/store/readers.js"
 import { strArray } from "../src/store/sql.js"
+import { pageKeys as keysOfLines } from "./lib/pageKeys.js"
 
 const dir = process.env.BENCH_STORE_DIR
 if (dir === undefined) throw new Error("BENCH_STORE_DIR: a copy of a store kept by `npm run bench:ingest -- --store DIR`")
@@ -56,16 +57,7 @@ const v3Page = (n: number): string =>
    WHERE mc_block_seqno IN [${n}] SETTINGS enable_analyzer = 0 FORMAT TabSeparatedRaw`
 const pageKeys = blocks.map((n) => {
   const text = s.query(v3Page(n), "TabSeparatedRaw")
-  const hashes = new Set<string>()
-  const book = new Set<string>()
-  for (const line of text.slice(text.indexOf("\t", text.indexOf("\t") + 1) + 1).split("\n")) {
-    const f = line.split("\t", 3)
-    if (f.length < 3) continue
-    hashes.add(f[0]!)
-    hashes.add(f[1]!)
-    for (const a of f[2]!.split(" ")) if (a.length > 0) book.add(a)
-  }
-  return { hashes, book }
+  return keysOfLines(text.slice(text.indexOf("\t", text.indexOf("\t") + 1) + 1))
 })
 const lookups = pageKeys.map(({ hashes, book }) =>
   `SELECT 0 AS kind, hash AS key, toUInt32(0) AS mc, state FROM account_states_kv WHERE hash IN ${strArray([...hashes])}

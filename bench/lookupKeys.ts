@@ -10,6 +10,7 @@ import { readFileSync } from "node:fs"
 import { loadavg } from "node:os"
 import { sessionSetup } from "../src/store/readers.js"
 import { strArray, strKeys } from "../src/store/sql.js"
+import { pageKeys } from "./lib/pageKeys.js"
 
 const dir = process.env.BENCH_STORE_DIR
 if (dir === undefined) throw new Error("BENCH_STORE_DIR: a store kept by `npm run bench:ingest -- --store DIR`")
@@ -40,15 +41,7 @@ const keysOf = async (blocks: Array<number>): Promise<Keys> => {
        SETTINGS enable_analyzer = 0 FORMAT TabSeparatedRaw`
     )
   ).toString("utf8")
-  const hashes = new Set<string>()
-  const book = new Set<string>()
-  for (const line of text.split("\n")) {
-    const f = line.split("\t", 3)
-    if (f.length < 3) continue
-    hashes.add(f[0]!)
-    hashes.add(f[1]!)
-    for (const a of f[2]!.split(" ")) if (a.length > 0) book.add(a)
-  }
+  const { hashes, book } = pageKeys(text)
   return { hashes: [...hashes], book: [...book] }
 }
 
