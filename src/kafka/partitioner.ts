@@ -21,6 +21,25 @@ const mix = (h: number, k: number): number => {
   return Math.imul(h, M) ^ k
 }
 
+/** The key's last `rest` (0-3) bytes, `b0` first, and the final avalanche: a signed 32-bit hash. */
+const finish = (h: number, rest: number, b0: number, b1: number, b2: number): number => {
+  switch (rest) {
+    case 3:
+      h ^= b2 << 16
+    // falls through
+    case 2:
+      h ^= b1 << 8
+    // falls through
+    case 1:
+      h ^= b0
+      h = Math.imul(h, M)
+  }
+  h ^= h >>> 13
+  h = Math.imul(h, M)
+  h ^= h >>> 15
+  return h | 0
+}
+
 const hashBytes = (data: Uint8Array): number => {
   const length = data.length
   let h = SEED ^ length
@@ -28,21 +47,7 @@ const hashBytes = (data: Uint8Array): number => {
   for (let i = 0; i < end; i += 4) {
     h = mix(h, data[i]! | (data[i + 1]! << 8) | (data[i + 2]! << 16) | (data[i + 3]! << 24))
   }
-  switch (length & 3) {
-    case 3:
-      h ^= data[end + 2]! << 16
-    // falls through
-    case 2:
-      h ^= data[end + 1]! << 8
-    // falls through
-    case 1:
-      h ^= data[end]!
-      h = Math.imul(h, M)
-  }
-  h ^= h >>> 13
-  h = Math.imul(h, M)
-  h ^= h >>> 15
-  return h | 0
+  return finish(h, length & 3, data[end] ?? 0, data[end + 1] ?? 0, data[end + 2] ?? 0)
 }
 
 /** An ASCII string's bytes are its char codes: hashed without making a Buffer (the keys are raw account addresses). */
@@ -59,21 +64,7 @@ const hashAscii = (s: string): number | undefined => {
     h = mix(h, a | (b << 8) | (c << 16) | (d << 24))
   }
   for (let i = end; i < length; i++) if (s.charCodeAt(i) > 0x7f) return undefined
-  switch (length & 3) {
-    case 3:
-      h ^= s.charCodeAt(end + 2) << 16
-    // falls through
-    case 2:
-      h ^= s.charCodeAt(end + 1) << 8
-    // falls through
-    case 1:
-      h ^= s.charCodeAt(end)
-      h = Math.imul(h, M)
-  }
-  h ^= h >>> 13
-  h = Math.imul(h, M)
-  h ^= h >>> 15
-  return h | 0
+  return finish(h, length & 3, s.charCodeAt(end) | 0, s.charCodeAt(end + 1) | 0, s.charCodeAt(end + 2) | 0)
 }
 
 /** Java's (and kafkajs's) murmur2 of a key: a signed 32-bit integer. */
