@@ -45,24 +45,22 @@ export type DecodeRequest =
       readonly network: string
     }
 
+/** What every answer to a request carries: its id, the CPU it cost this thread and this thread's heap after it. */
+interface Answer {
+  readonly id: number
+  readonly cpu: StageCpu
+  readonly heap: ThreadHeap
+}
+
 export type DecodeReply =
   | { readonly op: "ready" }
-  | {
-      readonly id: number
-      readonly op: "bundle"
-      readonly prepared: Prepared
-      readonly cpu: StageCpu
-      readonly heap: ThreadHeap
-    }
-  | { readonly id: number; readonly op: "slice"; readonly decoded: Decoded; readonly cpu: StageCpu; readonly heap: ThreadHeap }
-  | {
-      readonly id: number
+  | (Answer & { readonly op: "bundle"; readonly prepared: Prepared })
+  | (Answer & { readonly op: "slice"; readonly decoded: Decoded })
+  | (Answer & {
       readonly op: "files-slice"
       /** The blocks read (their transactions decoded), or why one of them could not be read. */
       readonly read: DecodedBlocks | string
-      readonly cpu: StageCpu
-      readonly heap: ThreadHeap
-    }
+    })
 
 /**
  * This thread's V8 heap when it answers (after the request's work, before its garbage is collected: near the
