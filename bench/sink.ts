@@ -30,6 +30,7 @@ import { assembleBundle, pipelineDecode } from "../src/producer/assemble.js"
 import { ClickHouseSink } from "../src/sink/ClickHouseSink.js"
 import { valueDigest } from "../src/sink/tokens.js"
 import { repoRoot } from "../src/infra/kafkaBroker.js"
+import { installFastCellHash } from "../src/ton/fastHash.js"
 
 const USAGE = `Usage: npx tsx bench/sink.ts [--gen-dir DIR] [--txs N] [--batch-rows N] [--batch-bytes N]
   The consumer's ClickHouse side alone over a generated chain; numbers are printed, never asserted.`
@@ -39,6 +40,8 @@ const args = parseCli({
   "batch-rows": { type: "string", default: "50000" },
   "batch-bytes": { type: "string", default: "0" }
 }, USAGE)
+// As the consumer does at start (BundleConsumer): its page rendering parses message bodies.
+installFastCellHash()
 const genDir = resolve(args["gen-dir"])
 const maxTxs = Number(args.txs) || Number.POSITIVE_INFINITY
 const batchRows = Number(args["batch-rows"])
