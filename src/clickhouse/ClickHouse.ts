@@ -14,6 +14,7 @@ import { accessSync, constants, mkdirSync } from "node:fs"
 import { resolve } from "node:path"
 import { Readable } from "node:stream"
 import { ClickHouseConfig, type ClickHouseSettings } from "../config.js"
+import { FILE_INSERT_BYTES, fileInsertStatement, resetSpool, settingsClause, withSpoolFile } from "./fileInsert.js"
 
 export class ClickHouseError extends Schema.TaggedError<ClickHouseError>()("ClickHouseError", {
   reason: Schema.Literal(
@@ -97,7 +98,8 @@ export interface ClickHouseHandle {
   readonly location: string
   /**
    * One INSERT statement of pre-encoded rows. chdb parses the bytes as they are (the client's own insert path would
-   * copy them into the statement's text, which the engine parses 3-5x slower); a server gets them as the body.
+   * copy them into the statement's text, which the engine parses 3-5x slower), a body of a megabyte or more read
+   * from a spool file in its data directory (fileInsert.ts); a server gets them as the body.
    */
   readonly insertEncoded: (insert: EncodedInsert) => Promise<void>
   /** Only with the embedded engine (chdb): undefined when a ClickHouse server serves the data itself. */
@@ -153,13 +155,26 @@ const acquireEngine = (path: string): SharedEngine => {
   }
   try {
     engine = { path, connection: createChdbConnection({ path }), refs: 1 }
-    return engine
   } catch (cause) {
     throw new ClickHouseError({
       reason: "DataDirUnavailable",
       message:
         `CLICKHOUSE_DATA_DIR=${path}: embedded ClickHouse cannot open it; another process (a running exporter, ` +
         "API or test) probably holds it. Stop that process or set CLICKHOUSE_DATA_DIR to another directory",
+      cause
+    })
+  }
+  // Only once the engine holds the directory: another process's spool files are never this one's to remove.
+  try {
+    resetSpool(path)
+    return engine
+  } catch (cause) {
+    const opened = engine
+    engine = undefined
+    void opened.connection.close()
+    throw new ClickHouseError({
+      reason: "DataDirUnavailable",
+      message: `CLICKHOUSE_DATA_DIR=${path}: cannot prepare its insert spool directory (${(cause as Error).message})`,
       cause
     })
   }
@@ -359,16 +374,28 @@ const makeChdbClient = async (cfg: ClickHouseClientConfig): Promise<ClickHouseHa
   const client = createClient({ connection, clickhouse_settings: clickHouseSettings })
   // The raw insert names the table with its database instead of a `USE` prefix; materialized views resolve their
   // tables from their own definitions, so they fire exactly as for the client's insert.
+  // A large body goes through a spool file (FROM INFILE, src/clickhouse/fileInsert.ts): the same statement, read
+  // from the file instead of copied through the raw path.
   const insertEncoded = async (insert: EncodedInsert): Promise<void> => {
     if (insert.body.length === 0) return
     if (isClosed()) throw new Error("ClickHouse client is closed")
-    await shared.connection.chdb.rawInsert({
-      table: `${quoteIdent(cfg.database)}.${quoteIdent(insert.table)}`,
-      columns: insert.columns,
-      values: insert.body,
-      format: insert.format,
-      settings: { ...(clickHouseSettings as Record<string, string | number>), ...insert.settings }
-    })
+    const table = `${quoteIdent(cfg.database)}.${quoteIdent(insert.table)}`
+    const settings = { ...(clickHouseSettings as Record<string, string | number>), ...insert.settings }
+    if (insert.body.length >= FILE_INSERT_BYTES) {
+      await withSpoolFile(path, insert.body, async (file) => {
+        if (isClosed()) throw new Error("ClickHouse client is closed")
+        const statement = fileInsertStatement({
+          table,
+          columns: insert.columns.map(quoteIdent),
+          format: quoteIdent(insert.format),
+          file,
+          settings: settingsClause(settings, quoteIdent)
+        })
+        await shared.connection.chdb.queryAsync(statement, { format: "TSV" })
+      })
+      return
+    }
+    await shared.connection.chdb.rawInsert({ table, columns: insert.columns, values: insert.body, format: insert.format, settings })
   }
   const embedded: EmbeddedEngine = {
     run: async (sql, { format, params }) => {
@@ -404,9 +431,7 @@ const makeChdbClient = async (cfg: ClickHouseClientConfig): Promise<ClickHouseHa
       }
       // Formats the raw path does not take are parsed from the statement's text, data after the FORMAT clause.
       const cols = columns === undefined ? "" : ` (${columns.map(quoteIdent).join(", ")})`
-      const clause = Object.entries(all)
-        .map(([k, v]) => `${quoteIdent(k)} = ${typeof v === "number" ? v : `'${String(v).replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`}`)
-        .join(", ")
+      const clause = settingsClause(all, quoteIdent)
       await shared.connection.chdb.queryAsync(
         `INSERT INTO ${table}${cols} SETTINGS ${clause} FORMAT ${quoteIdent(format)}\n${body.toString("utf8")}`
       )
