@@ -387,7 +387,7 @@ const startFake = async (
     const lite = await startFakeLiteserver({ chain: liteFiles })
     return { env: { LITESERVER_CONFIG: lite.config, LITESERVER_RPS: "0" }, stop: lite.stop }
   }
-  const http = await startFakeToncenter({ chain, prerender })
+  const http = await startFakeToncenter({ chain, prerender, port: await freePortPair() })
   return {
     env: { TONCENTER_URL: http.url, TONCENTER_RPS: "10000", TONCENTER_CONCURRENCY: "16" },
     stop: http.stop
