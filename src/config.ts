@@ -12,6 +12,11 @@ export type KafkaCompression = "none" | "gzip" | "lz4" | "zstd"
 export const KAFKA_COMPRESSIONS: ReadonlyArray<KafkaCompression> = ["none", "gzip", "lz4", "zstd"]
 /** Young generation of a decode worker's heap, MB: the smallest measured not to cost CPU (src/producer/DecodePool.ts). */
 export const DEFAULT_DECODE_YOUNG_MB = 16
+/**
+ * How far V8 lets a producer isolate's old generation grow past what its last full collection kept, percent
+ * (src/ops/heapGrowth.ts): left to itself V8 allows up to 4x, and the producer's heap then grows with the run's length.
+ */
+export const DEFAULT_PRODUCER_HEAP_GROWTH_PERCENT = 50
 /** The codec measured cheapest for the pipeline (BENCHMARKS.md, "End-to-end ingest"). */
 export const DEFAULT_KAFKA_COMPRESSION: KafkaCompression = "zstd"
 
@@ -77,6 +82,8 @@ export interface ProducerSettings {
   readonly decodeYoungMb: number
   /** Blocks before PRODUCER_FROM a backfill fetches (not publishes) to learn trace history; 0 learns none. */
   readonly learnBlocks: number
+  /** Old-generation growth past the last full collection's survivors, percent, every isolate; 0 leaves V8's own. */
+  readonly heapGrowthPercent: number
 }
 
 export interface ConsumerSettings {
@@ -347,6 +354,12 @@ export const settings = {
       "0",
       "Blocks before PRODUCER_FROM a backfill reads (unpublished) for trace ids; 256 for one of several range backfills",
       int(0, 100_000)
+    ),
+    heapGrowthPercent: setting(
+      "PRODUCER_HEAP_GROWTH_PERCENT",
+      String(DEFAULT_PRODUCER_HEAP_GROWTH_PERCENT),
+      "How far each V8 heap of the producer (main thread and decode workers) may grow past what its last full collection kept, percent; 0 leaves V8's own factor (up to 300%, the heap then grows with the run)",
+      int(0, 1000)
     )
   },
   consumer: {

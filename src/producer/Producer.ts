@@ -15,6 +15,7 @@ import type { KafkaError } from "../kafka/errors.js"
 import { KafkaClient } from "../kafka/KafkaClient.js"
 import { Health } from "../ops/Health.js"
 import { threadCpuSeconds } from "../ops/cpu.js"
+import { limitHeapGrowth } from "../ops/heapGrowth.js"
 import { Metrics } from "../ops/Metrics.js"
 import { ProgressReporter, ProgressTracker } from "../ops/progress.js"
 import { Upstream, UpstreamError, type RawMasterchainBundle } from "../source/Upstream.js"
@@ -69,6 +70,11 @@ export interface ProducerRun {
    * boundary then keeps its root, as with one producer. Blocks upstream cannot serve are passed over.
    */
   readonly learnBlocks?: number
+  /**
+   * How far each heap of the process may grow past what its last full collection kept, percent (src/ops/heapGrowth.ts);
+   * absent or 0 leaves V8's own factor.
+   */
+  readonly heapGrowthPercent?: number
 }
 
 export interface ProducerSummary {
@@ -136,6 +142,8 @@ export const runProducer = (run: ProducerRun, decode: DecodeTransaction) =>
     const health = yield* Health
     // Decoding on this thread (and finishing sliced bundles) hashes every cell: our faster cell code, installed once.
     yield* Effect.sync(installFastCellHash)
+    // Before the decode workers start, though they would read it from their next full collection on anyway.
+    if ((run.heapGrowthPercent ?? 0) > 0) yield* Effect.sync(() => limitHeapGrowth(run.heapGrowthPercent!))
     const prefetch = run.prefetch ?? 8
     const decodeWorkers = run.decodeWorkers ?? 0
     if (decodeWorkers > 0 && decode !== pipelineDecode) {
@@ -409,7 +417,8 @@ export class Producer extends Context.Tag("ton-exporter/Producer")<
         to: c.to,
         decodeWorkers: c.decodeWorkers,
         decodeYoungMb: c.decodeYoungMb,
-        learnBlocks: c.learnBlocks
+        learnBlocks: c.learnBlocks,
+        heapGrowthPercent: c.heapGrowthPercent
       })
     )
   )

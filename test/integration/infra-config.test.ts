@@ -44,7 +44,9 @@ describe("configuration", () => {
     ["KAFKA_BROKERS", "localhost"],
     ["CONSUMER_BATCH_ROWS", "0"],
     ["PRODUCER_DECODE_YOUNG_MB", "2"],
-    ["PRODUCER_DECODE_YOUNG_MB", "sixteen"]
+    ["PRODUCER_DECODE_YOUNG_MB", "sixteen"],
+    ["PRODUCER_HEAP_GROWTH_PERCENT", "-5"],
+    ["PRODUCER_HEAP_GROWTH_PERCENT", "half"]
   ])("rejects %s=%s naming the key in both readers", async (key, value) => {
     expect(() => loadConfig({ [key]: value })).toThrow(ConfigValueError)
     expect(() => loadConfig({ [key]: value })).toThrow(new RegExp(`^${key}: `))
