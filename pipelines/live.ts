@@ -46,8 +46,8 @@ export const producerRun: Effect.Effect<ProducerRun, ConfigError.ConfigError, Up
   const configured = yield* ProducerConfig
   const { range } = yield* UpstreamChoice
   const explicitMode = Option.isSome(yield* Config.option(Config.nonEmptyString(settings.producer.mode.env)))
-  const { decodeWorkers, decodeYoungMb, learnBlocks, heapGrowthPercent } = configured
-  const common = { decodeWorkers, decodeYoungMb, learnBlocks, heapGrowthPercent }
+  const { decodeWorkers, decodeYoungMb, learnBlocks, heapGrowthPercent, transactionRecords } = configured
+  const common = { decodeWorkers, decodeYoungMb, learnBlocks, heapGrowthPercent, maxRecordsPerTransaction: transactionRecords }
   return range !== undefined && !explicitMode
     ? { mode: "backfill", from: configured.from ?? range.first, to: configured.to ?? range.last, ...common }
     : { mode: configured.mode, from: configured.from, to: configured.to, ...common }

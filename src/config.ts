@@ -84,6 +84,8 @@ export interface ProducerSettings {
   readonly learnBlocks: number
   /** Old-generation growth past the last full collection's survivors, percent, every isolate; 0 leaves V8's own. */
   readonly heapGrowthPercent: number
+  /** Most records (a bundle's record and one per transaction) per Kafka transaction: what the producer holds to send. */
+  readonly transactionRecords: number
 }
 
 export interface ConsumerSettings {
@@ -360,6 +362,12 @@ export const settings = {
       String(DEFAULT_PRODUCER_HEAP_GROWTH_PERCENT),
       "How far each V8 heap of the producer (main thread and decode workers) may grow past what its last full collection kept, percent; 0 leaves V8's own factor (up to 300%, the heap then grows with the run)",
       int(0, 1000)
+    ),
+    transactionRecords: setting(
+      "PRODUCER_TRANSACTION_RECORDS",
+      "4000",
+      "Most Kafka records per producer transaction (a bundle's record and one per transaction of it; a larger bundle goes alone): the records held while one is sent",
+      int(1, 1_000_000)
     )
   },
   consumer: {

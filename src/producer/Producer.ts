@@ -418,7 +418,8 @@ export class Producer extends Context.Tag("ton-exporter/Producer")<
         decodeWorkers: c.decodeWorkers,
         decodeYoungMb: c.decodeYoungMb,
         learnBlocks: c.learnBlocks,
-        heapGrowthPercent: c.heapGrowthPercent
+        heapGrowthPercent: c.heapGrowthPercent,
+        maxRecordsPerTransaction: c.transactionRecords
       })
     )
   )
