@@ -21,7 +21,11 @@
 // [--child-log DIR] (each pipeline process's stdout and stderr, whole, to DIR/<name>.log: e.g. the lines of
 // `--node-flags --trace-gc`, which count its scavenges and mark-compacts).
 // (--store implies --solo false.) [--source toncenter|liteserver] (the producer's upstream; default toncenter, rate
-// limits off either way: TONCENTER_RPS=10000, LITESERVER_RPS=0).
+// limits off either way: TONCENTER_RPS=10000, LITESERVER_RPS=0). PORT_RANGE=LOW-HIGH in the environment keeps every
+// port the bench listens on or hands its processes (broker, fake upstream, metrics) inside that range.
+// [--engine in-process|server] (server: the embedded engine in a process of its own, `npm run clickhouse:serve`, and
+// the consumer writing to it over HTTP with CLICKHOUSE_URL, so that the consumer's RSS is Node's alone and the
+// engine's is the server's; implies --solo false).
 // --gen-dir serves a chain written by `npm run generate` instead (e.g. the million-transaction one); --store keeps the
 // consumer's ClickHouse data directory there (reused as is when it already holds the whole chain), which is how the
 // API benchmark gets its million-transaction store. Numbers are printed, never asserted.
@@ -47,7 +51,7 @@ import { installFastCellHash } from "../src/ton/fastHash.js"
 
 const USAGE = `Usage: npm run bench:ingest -- [--mc 60] [--tx 30] [--seed 42] | [--gen-dir DIR] [--store DIR] [--solo false]
   [--codec none|gzip|lz4|zstd] [--runtime node|tsx] [--cpu-prof DIR] [--batch-rows 50000] [--mem-log FILE]
-  [--source toncenter|liteserver] [--node-flags "FLAGS"] [--child-log DIR]
+  [--source toncenter|liteserver] [--node-flags "FLAGS"] [--child-log DIR] [--engine in-process|server]
   End-to-end ingest over a generated chain; numbers are printed, never asserted (see the file's header).`
 const args = parseCli({
   mc: { type: "string", default: "60" },
@@ -63,12 +67,19 @@ const args = parseCli({
   "mem-log": { type: "string" },
   source: { type: "string", default: "toncenter" },
   "node-flags": { type: "string", default: "" },
-  "child-log": { type: "string" }
+  "child-log": { type: "string" },
+  engine: { type: "string", default: "in-process" }
 }, USAGE)
 if (args.source !== "toncenter" && args.source !== "liteserver") {
   process.stderr.write(`--source must be toncenter or liteserver\n${USAGE}\n`)
   process.exit(2)
 }
+if (args.engine !== "in-process" && args.engine !== "server") {
+  process.stderr.write(`--engine must be in-process or server\n${USAGE}\n`)
+  process.exit(2)
+}
+/** The process that owns the engine with --engine server (its RSS and CPU lines name it). */
+const ENGINE_SERVER = "clickhouse server (engine)"
 /** The process the fake upstream serves from (this one), as the CPU and RSS lines name it. */
 const FAKE = `bench (fake ${args.source})`
 
@@ -384,7 +395,7 @@ const startFake = async (
   prerender: boolean
 ): Promise<{ readonly env: Readonly<Record<string, string>>; readonly stop: () => Promise<void> }> => {
   if (liteFiles !== undefined) {
-    const lite = await startFakeLiteserver({ chain: liteFiles })
+    const lite = await startFakeLiteserver({ chain: liteFiles, port: await freePortPair() })
     return { env: { LITESERVER_CONFIG: lite.config, LITESERVER_RPS: "0" }, stop: lite.stop }
   }
   const http = await startFakeToncenter({ chain, prerender, port: await freePortPair() })
@@ -434,7 +445,7 @@ const main = async () => {
     mkdirSync(store, { recursive: true })
   }
   // A kept store is about the chain at volume: the stage-alone reruns would double a long run for no new figure.
-  const soloStages = args.solo !== "false" && store === undefined
+  const soloStages = args.solo !== "false" && store === undefined && args.engine === "in-process"
   const kafka = await startLocalKafka({ port: await freePortPair(), dataDir: join(scratch, "kafka") })
   watched.set("kafka broker (JVM)", () => kafka.pid())
   // The fake toncenter decodes every transaction to render toncenter's JSON, as costly as the producer's own decode;
@@ -456,10 +467,24 @@ const main = async () => {
     LOG_LEVEL: "warn",
     SQL_PORT: "0"
   }
+  let engineServer: ChildProcess | undefined
   try {
+    // With --engine server the engine's process starts first (it applies the migrations) and the consumer writes to
+    // it over HTTP, as several consumers of one group would.
+    let engineEnv: Record<string, string> = { CLICKHOUSE_DATA_DIR: store ?? join(scratch, "chdb") }
+    if (args.engine === "server") {
+      const sqlPort = await freePortPair()
+      engineServer = child(ENGINE_SERVER, "pipelines/clickhouse-server.ts", { ...common, ...engineEnv, SQL_PORT: String(sqlPort) })
+      const url = `http://127.0.0.1:${sqlPort}/`
+      while (!(await fetch(`${url}?query=SELECT%201`).then((r) => r.ok, () => false))) {
+        if (engineServer.exitCode !== null) throw new Error("clickhouse server exited")
+        await sleep(200)
+      }
+      engineEnv = { CLICKHOUSE_URL: url }
+    }
     const consumer = child("consumer", "pipelines/consumer.ts", {
       ...common,
-      CLICKHOUSE_DATA_DIR: store ?? join(scratch, "chdb"),
+      ...engineEnv,
       CONSUMER_BATCH_ROWS: args["batch-rows"]!,
       METRICS_PORT: String(consumerPort)
     })
@@ -535,6 +560,12 @@ const main = async () => {
     producer.kill("SIGTERM")
     consumer.kill("SIGTERM")
     await sleep(500)
+    if (engineServer !== undefined && engineServer.exitCode === null) {
+      const server = engineServer
+      const gone = new Promise((r) => server.once("exit", r))
+      server.kill("SIGTERM")
+      await Promise.race([gone, sleep(10_000)])
+    }
 
     const seconds = (end - start) / 1000
     const producerSeconds = ((producerDone ?? end) - start) / 1000
@@ -609,6 +640,13 @@ const main = async () => {
             .map(([comm, sec]) => `${comm} ${perTx(sec).trim()}`)
             .join(", ")
       ),
+      ...(engineServer === undefined
+        ? []
+        : [
+            `  the engine in its own process (--engine server), after the clock: ` +
+              `${perTx((cpuSeconds.get(ENGINE_SERVER) ?? NaN) - (cpuAtStart.get(ENGINE_SERVER) ?? NaN)).trim()} ` +
+              `(the consumer's figures above are then Node's alone and its HTTP client's)`
+          ]),
       `  kafka bytes produced: ${(rawBytes / txs).toFixed(0)} B/tx uncompressed, ${(wireBytes / txs).toFixed(0)} B/tx as ${codec} ` +
         `(bundle + transaction records; ratio ${(rawBytes / wireBytes).toFixed(2)})`
     ]
@@ -689,6 +727,7 @@ const main = async () => {
     ]
     process.stdout.write(lines.join("\n") + "\n")
   } finally {
+    if (engineServer !== undefined && engineServer.exitCode === null) engineServer.kill("SIGTERM")
     clearInterval(rssTimer)
     await fake.stop()
     await kafka.stop()

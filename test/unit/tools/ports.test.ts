@@ -1,13 +1,13 @@
-// Free port pairs for benchmarks and stand-ins: from BENCH_PORTS (lo-hi) only when it is set, with both ports free.
+// Free port pairs for benchmarks and stand-ins: from PORT_RANGE (LOW-HIGH) only when it is set, with both ports free.
 import { createServer, type Server } from "node:net"
 import { afterEach, describe, expect, it } from "vitest"
 import { freePortPair } from "../../../tools/ports.js"
 
-const saved = process.env.BENCH_PORTS
+const saved = process.env.PORT_RANGE
 const held: Array<Server> = []
 afterEach(async () => {
-  if (saved === undefined) delete process.env.BENCH_PORTS
-  else process.env.BENCH_PORTS = saved
+  if (saved === undefined) delete process.env.PORT_RANGE
+  else process.env.PORT_RANGE = saved
   await Promise.all(held.splice(0).map((s) => new Promise((r) => s.close(r))))
 })
 const hold = (port: number) =>
@@ -21,8 +21,8 @@ const hold = (port: number) =>
   })
 
 describe("freePortPair", () => {
-  it("takes a pair inside BENCH_PORTS, skipping ports in use", async () => {
-    process.env.BENCH_PORTS = "41290-41299"
+  it("takes a pair inside PORT_RANGE, skipping ports in use", async () => {
+    process.env.PORT_RANGE = "41290-41299"
     await hold(41292)
     for (let k = 0; k < 10; k++) {
       const p = await freePortPair()
@@ -33,8 +33,8 @@ describe("freePortPair", () => {
   })
 
   it("says so when the range holds no free pair", async () => {
-    process.env.BENCH_PORTS = "41296-41298"
+    process.env.PORT_RANGE = "41296-41298"
     await hold(41297)
-    await expect(freePortPair()).rejects.toThrow("BENCH_PORTS=41296-41298")
+    await expect(freePortPair()).rejects.toThrow("PORT_RANGE 41296-41298")
   })
 })
