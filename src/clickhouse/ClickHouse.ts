@@ -8,9 +8,10 @@ import {
   type ClickHouseClient,
   type ClickHouseSettings as ChSettings
 } from "@clickhouse/client"
-import { createChdbConnection } from "chdb/connection"
+import type { createChdbConnection } from "chdb/connection"
 import { Context, Effect, Layer, Redacted, Schema } from "effect"
 import { accessSync, constants, mkdirSync } from "node:fs"
+import { createRequire } from "node:module"
 import { resolve } from "node:path"
 import { Readable } from "node:stream"
 import { ClickHouseConfig, type ClickHouseSettings } from "../config.js"
@@ -130,6 +131,15 @@ interface SharedEngine {
 }
 let engine: SharedEngine | undefined
 
+/**
+ * chdb's engine, loaded by the first embedded engine of the process rather than by importing this module: loading it
+ * maps and initialises libchdb.so (~175-190 MB resident), which a process that talks to a ClickHouse server (a
+ * consumer or API on CLICKHOUSE_URL) never needs.
+ */
+const loadChdb = (): typeof createChdbConnection =>
+  (createRequire(import.meta.url)("chdb/connection") as { createChdbConnection: typeof createChdbConnection })
+    .createChdbConnection
+
 const acquireEngine = (path: string): SharedEngine => {
   if (engine !== undefined) {
     if (engine.path !== path) {
@@ -154,7 +164,7 @@ const acquireEngine = (path: string): SharedEngine => {
     })
   }
   try {
-    engine = { path, connection: createChdbConnection({ path }), refs: 1 }
+    engine = { path, connection: loadChdb()({ path }), refs: 1 }
   } catch (cause) {
     throw new ClickHouseError({
       reason: "DataDirUnavailable",

@@ -8,7 +8,8 @@
  * `sessionReadSettings` (which change how a statement runs, never what it answers; so answers are
  * the client's, byte for byte), and `close` closes exactly the sessions made here.
  */
-import { Session } from "chdb"
+import type { Session } from "chdb"
+import { createRequire } from "node:module"
 import { clickHouseSettings, type ClickHouseHandle } from "../clickhouse/ClickHouse.js"
 import { clientReader, readSettings, type ReadConnection } from "./Store.js"
 
@@ -43,9 +44,12 @@ export const sessionSetup = (database: string): Array<string> => {
   ]
 }
 
+/** chdb's sessions, loaded only on the embedded engine (an API on CLICKHOUSE_URL never maps libchdb.so). */
+const loadSession = (): typeof Session => (createRequire(import.meta.url)("chdb") as { Session: typeof Session }).Session
+
 /** A native chdb session prepared for reads; its statements answer JSONEachRow text. */
 const sessionReader = (path: string, database: string): { reader: ReadConnection; close: () => void } => {
-  const session = new Session(path)
+  const session = new (loadSession())(path)
   for (const statement of sessionSetup(database)) session.query(statement)
   return {
     reader: {
