@@ -11,11 +11,10 @@ import { join } from "node:path"
 import { makeClickHouseClient } from "../src/clickhouse/ClickHouse.js"
 import { FILE_INSERT_BYTES } from "../src/clickhouse/fileInsert.js"
 import { applyMigrations } from "../src/clickhouse/migrations.js"
-import { INSERT_ORDER, type TableName, visitBundleRows } from "../src/flatten/bundle.js"
+import { INSERT_ORDER } from "../src/flatten/bundle.js"
 import { parseCli } from "../src/infra/cli.js"
 import { processCpuSeconds } from "../src/ops/cpu.js"
-import { encoderFor, type RowEncoder } from "../src/sink/encode.js"
-import { benchBundles } from "./lib/chain.js"
+import { benchBundles, encodedBatches } from "./lib/chain.js"
 
 const USAGE = `Usage: npx tsx bench/insertFile.ts [--mc 60] [--tx 30] [--seed 42] [--rounds 4] [--batches 3]
   The engine's insert CPU per table, raw insert against the consumer's spool-file route; numbers are printed, never asserted.`
@@ -29,26 +28,7 @@ const args = parseCli({
 
 const bundles = benchBundles(Number(args.seed), Number(args.mc), Number(args.tx))
 const txs = bundles.reduce((n, b) => n + b.transactions.length, 0)
-const perBatch = Math.ceil(bundles.length / Number(args.batches))
-interface Insert {
-  readonly table: TableName
-  readonly columns: ReadonlyArray<string>
-  readonly format: RowEncoder["format"]
-  readonly body: Buffer
-}
-const batches: Array<Array<Insert>> = []
-for (let i = 0; i < bundles.length; i += perBatch) {
-  const encoders = new Map<TableName, RowEncoder>(INSERT_ORDER.map((t) => [t, encoderFor(t)]))
-  visitBundleRows(bundles.slice(i, i + perBatch), (table, row) => encoders.get(table)!.add(row), undefined, { pageKv: true })
-  const one: Array<Insert> = []
-  for (const table of INSERT_ORDER) {
-    const e = encoders.get(table)!
-    if (e.rows === 0) continue
-    const { columns, body } = e.finish()
-    one.push({ table, columns, format: e.format, body })
-  }
-  batches.push(one)
-}
+const batches = encodedBatches(bundles, Number(args.batches))
 
 const rounds = Number(args.rounds)
 const ROUTES = ["raw insert", "spool file >= 1 MiB"] as const

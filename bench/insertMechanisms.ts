@@ -12,11 +12,9 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { makeClickHouseClient } from "../src/clickhouse/ClickHouse.js"
 import { applyMigrations } from "../src/clickhouse/migrations.js"
-import { INSERT_ORDER, type TableName, visitBundleRows } from "../src/flatten/bundle.js"
 import { parseCli } from "../src/infra/cli.js"
 import { processCpuSeconds } from "../src/ops/cpu.js"
-import { encoderFor, type RowEncoder } from "../src/sink/encode.js"
-import { benchBundles } from "./lib/chain.js"
+import { benchBundles, encodedBatches } from "./lib/chain.js"
 
 const USAGE = `Usage: npx tsx bench/insertMechanisms.ts [--mc 60] [--tx 30] [--seed 42] [--rounds 4] [--batches 5]
   [--only name,name]
@@ -80,21 +78,8 @@ const variants = only.length === 0 ? ALL : ALL.filter((v) => v.name === "as is" 
 
 const bundles = benchBundles(Number(args.seed), Number(args.mc), Number(args.tx))
 const txs = bundles.reduce((n, b) => n + b.transactions.length, 0)
-const perBatch = Math.ceil(bundles.length / Number(args.batches))
 // Every batch's tables encoded once, in insert order.
-const batches: Array<Array<{ table: TableName; columns: ReadonlyArray<string>; format: RowEncoder["format"]; body: Buffer }>> = []
-for (let i = 0; i < bundles.length; i += perBatch) {
-  const encoders = new Map<TableName, RowEncoder>(INSERT_ORDER.map((t) => [t, encoderFor(t)]))
-  visitBundleRows(bundles.slice(i, i + perBatch), (table, row) => encoders.get(table)!.add(row), undefined, { pageKv: true })
-  const one: (typeof batches)[number] = []
-  for (const table of INSERT_ORDER) {
-    const e = encoders.get(table)!
-    if (e.rows === 0) continue
-    const { columns, body } = e.finish()
-    one.push({ table, columns, format: e.format, body })
-  }
-  batches.push(one)
-}
+const batches = encodedBatches(bundles, Number(args.batches))
 
 const dataDir = mkdtempSync(join(tmpdir(), "bench-mech-"))
 interface Round { insert: Map<string, number>; merge: Map<string, number>; bytes: Map<string, number> }

@@ -1,22 +1,42 @@
 // The generated chain the ingest benchmarks share (tools/fake/mixedChain.ts; the differential tests use it too).
-import { assembleBundle, pipelineDecode } from "../../src/producer/assemble.js"
-import { installFastCellHash } from "../../src/ton/fastHash.js"
+import { INSERT_ORDER, type TableName, visitBundleRows } from "../../src/flatten/bundle.js"
+import { encoderFor, type RowEncoder } from "../../src/sink/encode.js"
 import type { MasterchainBundle } from "../../src/ton/record.js"
-import { assignTraceIds } from "../../src/trace/traceIds.js"
-import { rawBundle } from "../../test/support/pipeline/chainUpstream.js"
-import { mixedChain } from "../../tools/fake/mixedChain.js"
 
 export { mixedChain as benchChain } from "../../tools/fake/mixedChain.js"
 
 /** Every bundle of the chain decoded by the producer's decoder, with the trace ids its publish step gives them. */
-export const benchBundles = (seed: number, mc: number, tx: number): Array<MasterchainBundle> => {
-  installFastCellHash()
-  const chain = mixedChain(seed, mc, tx)
-  const raw: Array<MasterchainBundle> = []
-  for (let s = chain.first; s <= chain.last; s++) {
-    const r = rawBundle(chain, s)
-    if (r !== undefined) raw.push(assembleBundle(r, "mainnet", pipelineDecode).bundle)
+export { chainBundles as benchBundles } from "../../test/support/pipeline/chainBundles.js"
+
+/** One encoded insert of a table, as the sink hands it to the engine. */
+export interface EncodedTableInsert {
+  readonly table: TableName
+  readonly columns: ReadonlyArray<string>
+  readonly format: RowEncoder["format"]
+  readonly body: Buffer
+}
+
+/**
+ * The bundles' rows built and encoded as a single node's sink makes them (the page rows included), in `batches`
+ * batches of consecutive bundles, each batch's tables in insert order.
+ */
+export const encodedBatches = (
+  bundles: ReadonlyArray<MasterchainBundle>,
+  batches: number
+): Array<Array<EncodedTableInsert>> => {
+  const perBatch = Math.ceil(bundles.length / batches)
+  const out: Array<Array<EncodedTableInsert>> = []
+  for (let i = 0; i < bundles.length; i += perBatch) {
+    const encoders = new Map<TableName, RowEncoder>(INSERT_ORDER.map((t) => [t, encoderFor(t)]))
+    visitBundleRows(bundles.slice(i, i + perBatch), (table, row) => encoders.get(table)!.add(row), undefined, { pageKv: true })
+    const one: Array<EncodedTableInsert> = []
+    for (const table of INSERT_ORDER) {
+      const e = encoders.get(table)!
+      if (e.rows === 0) continue
+      const { columns, body } = e.finish()
+      one.push({ table, columns, format: e.format, body })
+    }
+    out.push(one)
   }
-  const traced = assignTraceIds(raw.map((b) => b.transactions), { get: () => undefined }, "own-hash")
-  return raw.map((b, k) => ({ ...b, transactions: traced[k]! }))
+  return out
 }

@@ -6,14 +6,10 @@ import { readdirSync } from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { FILE_INSERT_BYTES, spoolDir } from "../../src/clickhouse/fileInsert.js"
 import { INSERT_ORDER, type TableName, visitBundleRows } from "../../src/flatten/bundle.js"
-import { assembleBundle, pipelineDecode } from "../../src/producer/assemble.js"
 import { encoderFor } from "../../src/sink/encode.js"
-import { installFastCellHash } from "../../src/ton/fastHash.js"
 import type { MasterchainBundle } from "../../src/ton/record.js"
-import { assignTraceIds } from "../../src/trace/traceIds.js"
-import { mixedChain } from "../../tools/fake/mixedChain.js"
 import { testClickHouse, type TestClickHouse } from "../support/integration.js"
-import { rawBundle } from "../support/pipeline/chainUpstream.js"
+import { chainBundles } from "../support/pipeline/chainBundles.js"
 
 let viaFile: TestClickHouse
 let viaRaw: TestClickHouse
@@ -21,17 +17,7 @@ let viaRaw: TestClickHouse
 const lines = new Map<TableName, { columns: ReadonlyArray<string>; format: "JSONCompactEachRow" | "TabSeparated"; rows: Array<Buffer> }>()
 const filed = new Set<TableName>()
 
-const bundles = (): Array<MasterchainBundle> => {
-  installFastCellHash()
-  const chain = mixedChain(11, 10, 30)
-  const raw: Array<MasterchainBundle> = []
-  for (let s = chain.first; s <= chain.last; s++) {
-    const r = rawBundle(chain, s)
-    if (r !== undefined) raw.push(assembleBundle(r, "mainnet", pipelineDecode).bundle)
-  }
-  const traced = assignTraceIds(raw.map((b) => b.transactions), { get: () => undefined }, "own-hash")
-  return raw.map((b, k) => ({ ...b, transactions: traced[k]! }))
-}
+const bundles = (): Array<MasterchainBundle> => chainBundles(11, 10, 30)
 
 const splitLines = (body: Buffer): Array<Buffer> => {
   const out: Array<Buffer> = []
