@@ -3,7 +3,7 @@
 // Invariant: this is the only module that chooses an upstream; the product's modules (src/) never import the fake.
 import { Config, type ConfigError, Context, Effect, Layer, Option } from "effect"
 import { LiteserverConfig, ProducerConfig, settings, ToncenterConfig } from "../src/config.js"
-import { Producer, type ProducerRun } from "../src/producer/Producer.js"
+import { Producer, type ProducerRun, runTuning } from "../src/producer/Producer.js"
 import { Upstream } from "../src/source/Upstream.js"
 import { startFakeToncenter } from "../tools/fake/server.js"
 
@@ -46,8 +46,7 @@ export const producerRun: Effect.Effect<ProducerRun, ConfigError.ConfigError, Up
   const configured = yield* ProducerConfig
   const { range } = yield* UpstreamChoice
   const explicitMode = Option.isSome(yield* Config.option(Config.nonEmptyString(settings.producer.mode.env)))
-  const { decodeWorkers, decodeYoungMb, learnBlocks, heapGrowthPercent, transactionRecords } = configured
-  const common = { decodeWorkers, decodeYoungMb, learnBlocks, heapGrowthPercent, maxRecordsPerTransaction: transactionRecords }
+  const common = runTuning(configured)
   return range !== undefined && !explicitMode
     ? { mode: "backfill", from: configured.from ?? range.first, to: configured.to ?? range.last, ...common }
     : { mode: configured.mode, from: configured.from, to: configured.to, ...common }

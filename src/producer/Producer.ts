@@ -6,7 +6,7 @@
  * repeat a read_committed subscriber could see.
  */
 import { Chunk, Context, Duration, Effect, Either, Fiber, Layer, Option, Schedule, Sink, Stream } from "effect"
-import { ProducerConfig, type ProducerMode } from "../config.js"
+import { ProducerConfig, type ProducerMode, type ProducerSettings } from "../config.js"
 import { makeBundlePublisher, type PublishItem } from "../kafka/BundlePublisher.js"
 import { decodeBundle as decodeBundleRecord } from "../kafka/codec.js"
 import { readTailFrom } from "../kafka/tail.js"
@@ -76,6 +76,18 @@ export interface ProducerRun {
    */
   readonly heapGrowthPercent?: number
 }
+
+/**
+ * The run's settings that PRODUCER_* gives beside its mode and range: every runnable that builds a `ProducerRun` from
+ * the settings takes them from here, so a new one reaches all of them (PRODUCER_LEARN_BLOCKS once reached one only).
+ */
+export const runTuning = (c: ProducerSettings) => ({
+  decodeWorkers: c.decodeWorkers,
+  decodeYoungMb: c.decodeYoungMb,
+  learnBlocks: c.learnBlocks,
+  heapGrowthPercent: c.heapGrowthPercent,
+  maxRecordsPerTransaction: c.transactionRecords
+})
 
 export interface ProducerSummary {
   readonly first: number | undefined
@@ -411,16 +423,7 @@ export class Producer extends Context.Tag("ton-exporter/Producer")<
   /** From the PRODUCER_* settings. */
   static readonly layer = Layer.unwrapEffect(
     Effect.map(ProducerConfig, (c) =>
-      Producer.layerWith({
-        mode: c.mode,
-        from: c.from,
-        to: c.to,
-        decodeWorkers: c.decodeWorkers,
-        decodeYoungMb: c.decodeYoungMb,
-        learnBlocks: c.learnBlocks,
-        heapGrowthPercent: c.heapGrowthPercent,
-        maxRecordsPerTransaction: c.transactionRecords
-      })
+      Producer.layerWith({ mode: c.mode, from: c.from, to: c.to, ...runTuning(c) })
     )
   )
 }
