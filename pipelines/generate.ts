@@ -49,6 +49,7 @@ const rate = (n: number, s: number) => (s > 0 ? Math.round(n / s) : 0)
 console.log(`output      ${dir}`)
 console.log(`txs         ${m.txs} (${m.fixtureTxs} real from fixtures, ${m.baseTxs} emulated base x ${m.replicas} replicas)`)
 console.log(`blocks      ${m.bundles} masterchain (${m.mcFirst}..${m.mcLast}), ${m.shardBlocks} shard blocks`)
+console.log(`states      ${m.accountStates} account states (toncenter v3 accountStates: each existing account a block touches, after it)`)
 console.log(`boc bytes   ${m.bocBytes} (${(m.bocBytes / m.txs).toFixed(0)} per tx)`)
 console.log(
   `emulator    ${m.seconds.baseCached ? "cached" : `${m.seconds.base.toFixed(1)} s, ${rate(m.baseTxs, m.seconds.base)} tx/s`}`

@@ -4,7 +4,7 @@
  * Invariant: block ids are unique, every prev link of a committed shard block points at a block of the same or an
  * earlier masterchain block, and each block's transactions are sorted (account, lt) exactly as toncenter pages them.
  */
-import type { BlockIdExt, BlockRecord } from "../../src/ton/record.js"
+import type { AccountStateRecord, BlockIdExt, BlockRecord } from "../../src/ton/record.js"
 import { blockKey, compareBlockIds } from "../../src/source/shard.js"
 
 export interface ChainTx {
@@ -46,6 +46,18 @@ export interface ChainData {
   readonly masterchain: ReadonlyMap<number, ChainMasterchain>
   /** Every block by `blockKey`. */
   readonly blocks: ReadonlyMap<string, ChainBlock>
+  /**
+   * Account states by account ("wc:HEX"), each as of the masterchain block after which the account was in it, in
+   * masterchain order: what toncenter v3 `accountStates` answers. Absent for chains without states.
+   */
+  readonly states?: ReadonlyMap<string, ReadonlyArray<ChainAccountState>>
+}
+
+export interface ChainAccountState {
+  readonly mcSeqno: number
+  readonly account: string
+  /** Null: the account does not exist after that block (answered with status nonexist and no state hash). */
+  readonly state: AccountStateRecord | null
 }
 
 /** What a correct source must return for one masterchain seqno. */

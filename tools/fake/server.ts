@@ -1,21 +1,37 @@
 /**
- * A local stand-in for toncenter: serves the v2 endpoints the source uses (and v3 blocks and account states) from a
- * ChainData, in toncenter's JSON shapes and error envelopes, with scripted faults, toncenter's limits (a per-key rate
- * answered with 429, at most 10000 transactions per page) and a head that can advance on a clock, recording when each
- * masterchain block appeared. Invariant: only blocks committed by a revealed masterchain block exist for clients;
- * everything served about a block is derived from the same ChainData the tests use as truth. Listens on 127.0.0.1.
+ * A local stand-in for toncenter: serves the v2 endpoints the source uses (and v3 blocks and account states, the
+ * chain's own as of the block asked about when it has them) from a ChainData, in toncenter's JSON shapes and error
+ * envelopes, with scripted faults, toncenter's limits (a per-key rate answered with 429, at most 10000 transactions
+ * per page) and a head that can advance on a clock, recording when each masterchain block appeared. Invariant: only
+ * blocks committed by a revealed masterchain block exist for clients; everything served about a block is derived
+ * from the same ChainData the tests use as truth. Listens on 127.0.0.1.
  */
 import { createHash } from "node:crypto"
 import http from "node:http"
 import type { AddressInfo } from "node:net"
 import { blockKey, FULL_SHARD } from "../../src/source/shard.js"
-import type { ChainBlock, ChainData } from "./ChainData.js"
+import type { ChainAccountState, ChainBlock, ChainData } from "./ChainData.js"
 import { type FaultPlan, type FaultRule, faultFor } from "./faults.js"
 import { type GenerateOptions, generateChain } from "./generate.js"
 import { installFastCellHash } from "../../src/ton/fastHash.js"
 import { renderV2BlockIdExt } from "../../src/ton/v2.js"
 import { blockHeaderJson, extra, rawTransactionJson } from "./render.js"
 import { renderV3Block } from "../../src/api/assemble/v3.js"
+
+/** Accounts per v3 accountStates request of the toncenter source (its V3_BATCH). */
+const ACCOUNT_BATCH = 100
+
+/** The last state of an account's list (masterchain order) at or before masterchain block `mc`. */
+const atOrBefore = (list: ReadonlyArray<ChainAccountState>, mc: number): ChainAccountState | undefined => {
+  let lo = 0
+  let hi = list.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (list[mid]!.mcSeqno <= mc) lo = mid + 1
+    else hi = mid
+  }
+  return lo === 0 ? undefined : list[lo - 1]
+}
 
 export type ChainSpec = ChainData | { readonly kind: "fixtures" } | ({ readonly kind: "generated" } & GenerateOptions)
 
@@ -248,6 +264,73 @@ export const startFakeToncenter = async (opts: FakeToncenterOptions): Promise<Fa
     }
   }
 
+  /**
+   * A chain with states answers as of the masterchain block the request is about. The source asks, per bundle, for
+   * the accounts its transactions touch, sorted, in batches of ACCOUNT_BATCH: a request that is such a batch of a
+   * revealed block is about that block (of several with the same batch, the first after the one last answered for
+   * it); any other request is about the newest revealed block whose accounts include all asked ones, or the head. An
+   * address without a state by then is left out.
+   */
+  const batchKey = (addresses: ReadonlyArray<string>) =>
+    createHash("sha256").update(addresses.join(",")).digest("base64")
+  let batches: Map<string, Array<number>> | undefined
+  const blocksOfBatch = (key: string): ReadonlyArray<number> => {
+    if (batches === undefined) {
+      batches = new Map()
+      for (const [seqno, mc] of chain.masterchain) {
+        const accounts = [...new Set([mc.block, ...mc.shardBlocks].flatMap((b) => b.txs.map((t) => t.account)))].sort()
+        for (let i = 0; i < accounts.length; i += ACCOUNT_BATCH) {
+          const k = batchKey(accounts.slice(i, i + ACCOUNT_BATCH))
+          const list = batches.get(k)
+          if (list === undefined) batches.set(k, [seqno])
+          else list.push(seqno)
+        }
+      }
+      for (const list of batches.values()) list.sort((x, y) => x - y)
+    }
+    return batches.get(key) ?? []
+  }
+  const answeredFor = new Map<string, number>()
+  const statesOf = (states: NonNullable<ChainData["states"]>, addresses: ReadonlyArray<string>) => {
+    const asked = addresses.map((a) => a.toUpperCase())
+    const lists = asked.map((a) => states.get(a)).filter((l): l is ReadonlyArray<ChainAccountState> => l !== undefined)
+    const key = batchKey(asked)
+    const exact = blocksOfBatch(key).filter((mc) => mc <= head)
+    const previous = answeredFor.get(key)
+    let mc = exact.find((c) => previous === undefined || c > previous) ?? exact[exact.length - 1]
+    if (mc === undefined) {
+      const shortest = lists.reduce<ReadonlyArray<ChainAccountState> | undefined>(
+        (m, l) => (m === undefined || l.length < m.length ? l : m),
+        undefined
+      )
+      const has = (l: ReadonlyArray<ChainAccountState>, at: number) => atOrBefore(l, at)?.mcSeqno === at
+      const all = (shortest ?? []).map((s) => s.mcSeqno).filter((at) => at <= head && lists.every((l) => has(l, at)))
+      mc = all[all.length - 1] ?? head
+    } else {
+      answeredFor.set(key, mc)
+    }
+    return lists.flatMap((l) => {
+      const at = atOrBefore(l, mc)
+      if (at === undefined) return []
+      const s = at.state
+      // a nonexistent account: no state hash, no balance
+      return [
+        {
+          address: at.account,
+          account_state_hash: s?.hash ?? null,
+          balance: s?.balance ?? null,
+          extra_currencies: s === null ? null : {},
+          status: s?.account_status ?? "nonexist",
+          frozen_hash: s?.frozen_hash ?? null,
+          data_hash: s?.data_hash ?? null,
+          code_hash: s?.code_hash ?? null,
+          last_transaction_hash: null,
+          last_transaction_lt: null
+        }
+      ]
+    })
+  }
+
   const v3: Record<string, (q: URLSearchParams) => unknown> = {
     // the blocks a masterchain seqno commits, itself included, as ton-index-go filters on mc_block_seqno
     blocks: (q) => {
@@ -261,6 +344,7 @@ export const startFakeToncenter = async (opts: FakeToncenterOptions): Promise<Fa
     },
     accountStates: (q) => {
       const addresses = q.getAll("address")
+      if (chain.states !== undefined) return { accounts: statesOf(chain.states, addresses), address_book: {} }
       const digest = (s: string) => createHash("sha256").update(s).digest("base64")
       return {
         accounts: addresses.map((a) => ({

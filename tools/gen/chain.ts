@@ -2,9 +2,10 @@
  * Hands generated bundles to the fake toncenter: builds its ChainData (blocks by id, masterchain map, first/last)
  * from a generated directory, so `startFakeToncenter({ chain })` serves the generated chain over the toncenter API.
  * Invariant: the first bundle (the genesis block of empty shard blocks) becomes the chain's base, served but not a
- * complete bundle; every later bundle maps 1:1 onto a ChainMasterchain with the same blocks and transactions.
+ * complete bundle; every later bundle maps 1:1 onto a ChainMasterchain with the same blocks and transactions, and its
+ * account states onto the chain's states as of that masterchain block.
  */
-import type { ChainBlock, ChainData, ChainMasterchain, ChainTx } from "../fake/ChainData.js"
+import type { ChainAccountState, ChainBlock, ChainData, ChainMasterchain, ChainTx } from "../fake/ChainData.js"
 import { blockKey } from "../../src/source/shard.js"
 import type { BlockRecord } from "../../src/ton/record.js"
 import { readBundles, readManifest } from "./generate.js"
@@ -14,6 +15,7 @@ import type { GenBundle } from "./types.js"
 export class ChainBuilder {
   private readonly masterchain = new Map<number, ChainMasterchain>()
   private readonly blocks = new Map<string, ChainBlock>()
+  private readonly states = new Map<string, Array<ChainAccountState>>()
   private base = -1
   private last = -1
 
@@ -36,13 +38,19 @@ export class ChainBuilder {
       shardTops: b.shard_tops,
       shardBlocks: b.shard_blocks.map(block)
     })
+    const stateOf = new Map((b.account_states ?? []).map((s) => [s.account, s]))
+    for (const account of Object.keys(b.code_hashes ?? {})) {
+      let list = this.states.get(account)
+      if (list === undefined) this.states.set(account, (list = []))
+      list.push({ mcSeqno: b.mc_seqno, account, state: stateOf.get(account) ?? null })
+    }
     if (this.base < 0) this.base = b.mc_seqno
     this.last = b.mc_seqno
   }
 
   build(name: string, network = "mainnet"): ChainData {
-    const { masterchain, blocks, base, last } = this
-    return { name, network, base, first: base + 1, last, masterchain, blocks }
+    const { masterchain, blocks, base, last, states } = this
+    return { name, network, base, first: base + 1, last, masterchain, blocks, ...(states.size > 0 ? { states } : {}) }
   }
 }
 

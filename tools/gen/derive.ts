@@ -12,6 +12,7 @@
 import { Address, beginCell, Cell, loadCommonMessageInfo, storeCommonMessageInfo } from "@ton/core"
 import type { CommonMessageInfo } from "@ton/core"
 import { createHash } from "node:crypto"
+import type { GenTxAfter } from "./types.js"
 
 /** One emulated transaction with the workchain of its account (the transaction cell itself only has the 256 bits). */
 export interface BaseTx {
@@ -33,6 +34,18 @@ export const readHead = (cell: Cell): TxHead => {
   const lt = s.loadUintBig(64)
   s.skip(256 + 64)
   return { address, lt, now: s.loadUint(32) }
+}
+
+const STATUSES = ["uninit", "frozen", "active", "nonexist"] as const
+
+/** The account a transaction leaves: `end_status` from the root's bits, `new_hash` from its state_update cell. */
+export const readAfter = (cell: Cell): GenTxAfter => {
+  const s = cell.beginParse()
+  s.skip(4 + 256 + 64 + 256 + 64 + 32 + 15 + 2)
+  const status = STATUSES[s.loadUint(2)]!
+  const update = cell.refs[cell.refs.length - 2]!.beginParse()
+  update.skip(8 + 256)
+  return { hash: update.loadBuffer(32).toString("base64"), status }
 }
 
 const ZERO_HASH = 0n

@@ -5,7 +5,9 @@
  */
 import { readdirSync, readFileSync } from "node:fs"
 import path from "node:path"
+import { Cell } from "@ton/core"
 import { repoRoot } from "../../src/infra/paths.js"
+import { readAfter } from "./derive.js"
 import type { GenTx } from "./types.js"
 
 export const defaultFixturesDir = path.resolve(repoRoot, "test/fixtures/real")
@@ -42,7 +44,8 @@ export const loadFixtureTxs = (fixturesDir: string = defaultFixturesDir): Array<
         hash: t.hash_b64,
         boc: t.boc_b64,
         now: Number(t.now),
-        origin: "fixture"
+        origin: "fixture",
+        after: readAfter(Cell.fromBase64(t.boc_b64))
       })
     }
   }

@@ -1,7 +1,8 @@
 /**
  * The chain generator end to end: emulate a base set of real transactions (cached), derive replicas of it in parallel
  * lanes until the requested count, open the stream with the real fixture blocks' transactions, arrange everything into
- * masterchain bundles and write them as JSON lines under `.cache/gen/<key>/` with a manifest.
+ * masterchain bundles with the account states toncenter v3 reports for the accounts each touches, and write them as
+ * JSON lines under `.cache/gen/<key>/` with a manifest.
  * Invariant: the output is a function of the options alone (seed, counts, lanes, tx per block), never of the machine:
  * thread count only changes speed, and a finished directory (manifest written last) is reused as is.
  */
@@ -21,12 +22,13 @@ import { repoRoot } from "../../src/infra/paths.js"
 import { defaultFixturesDir, loadFixtureTxs } from "./fixtures.js"
 import { Lane } from "./replica.js"
 import type { LaneInit } from "./replica.js"
-import type { GenBundle, GenTx } from "./types.js"
+import type { GenBundle, GenTx, GenTxAfter } from "./types.js"
 import type { WorkerRequest } from "./worker.js"
+import { StateBook } from "./states.js"
 import { runWorld } from "./world.js"
 
 /** Bump when the generator's output for the same options changes; it is part of every cache key. */
-export const GENERATOR_VERSION = 2
+export const GENERATOR_VERSION = 3
 /** Bump when the emulated worlds change (script, contracts, emulator); it keys the cached base sets. */
 export const WORLD_VERSION = 2
 
@@ -78,6 +80,8 @@ export interface Manifest {
   readonly mcLast: number
   readonly bundles: number
   readonly shardBlocks: number
+  /** Account states over all bundles (one per existing account a masterchain block touches). */
+  readonly accountStates: number
   readonly bocBytes: number
   readonly chunks: ReadonlyArray<ChunkInfo>
   /** Emulator actions of the base set, summed over worlds. */
@@ -251,6 +255,14 @@ export const generate = async (options: GenerateOptions): Promise<{ dir: string;
     rmSync(dir, { recursive: true, force: true })
     mkdirSync(dir, { recursive: true })
     const arranger = new Arranger({ seed, txPerMc })
+    const stateBook = new StateBook(seed)
+    // what each pushed transaction leaves its account in, until its bundle is written
+    const afterByHash = new Map<string, GenTxAfter>()
+    let accountStates = 0
+    const push = (t: GenTx) => {
+      if (t.after !== undefined) afterByHash.set(t.hash, t.after)
+      arranger.push(t)
+    }
     const chunks: Array<ChunkInfo> = []
     let lines: Array<string> = []
     let chunkTxs = 0
@@ -270,7 +282,10 @@ export const generate = async (options: GenerateOptions): Promise<{ dir: string;
       chunkFirst = -1
     }
     const drain = () => {
-      for (const b of arranger.take()) {
+      for (const arranged of arranger.take()) {
+        const b: GenBundle = { ...arranged, ...stateBook.forBundle(arranged, (h) => afterByHash.get(h)) }
+        for (const t of b.transactions) afterByHash.delete(t.hash)
+        accountStates += b.account_states.length
         if (mcFirst < 0) mcFirst = b.mc_seqno
         if (chunkFirst < 0) chunkFirst = b.mc_seqno
         chunkLast = b.mc_seqno
@@ -284,7 +299,7 @@ export const generate = async (options: GenerateOptions): Promise<{ dir: string;
     }
 
     const t1 = Date.now()
-    for (const t of fixtureTxs) arranger.push(t)
+    for (const t of fixtureTxs) push(t)
     drain()
     // Keep one replica in flight per lane ahead of the one being arranged.
     const inflight = new Map<number, Promise<Array<GenTx>>>()
@@ -296,7 +311,7 @@ export const generate = async (options: GenerateOptions): Promise<{ dir: string;
       for (let a = 0; a < lanes; a++) ensure(k + a)
       const txs = await inflight.get(k)!
       inflight.delete(k)
-      for (const t of txs) arranger.push(t)
+      for (const t of txs) push(t)
       drain()
       done += txs.length
       progress({ phase: "derive", done, total: options.txs, elapsedMs: Date.now() - t1 })
@@ -320,6 +335,7 @@ export const generate = async (options: GenerateOptions): Promise<{ dir: string;
       mcLast: chunkLast,
       bundles,
       shardBlocks,
+      accountStates,
       bocBytes,
       chunks,
       actions,

@@ -5,7 +5,7 @@
  */
 import { Cell } from "@ton/core"
 import { serializeBoc } from "../../src/ton/boc.js"
-import { Deriver } from "./derive.js"
+import { Deriver, readAfter } from "./derive.js"
 import type { BaseTx } from "./derive.js"
 import type { GenTx } from "./types.js"
 
@@ -49,7 +49,8 @@ export class Lane {
         hash: d.cell.hash().toString("base64"),
         boc: serializeBoc(d.cell).toString("base64"),
         now: d.now,
-        origin: "generated"
+        origin: "generated",
+        after: readAfter(d.cell)
       })
     }
     return out

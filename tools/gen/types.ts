@@ -5,6 +5,15 @@
  */
 import type { AccountStateRecord, BlockIdExt, BlockRecord, BocB64, HashB64, RawAddress } from "../../src/ton/record.js"
 
+/** An account's status as a transaction leaves it (the transaction's `end_status`). */
+export type GenAccountStatus = "uninit" | "frozen" | "active" | "nonexist"
+
+/** What a transaction leaves its account in: its state hash (`state_update.new_hash`) and status. */
+export interface GenTxAfter {
+  readonly hash: HashB64
+  readonly status: GenAccountStatus
+}
+
 export interface GenTx {
   /** "wc:HEX" upper case. */
   readonly account: RawAddress
@@ -17,6 +26,8 @@ export interface GenTx {
   readonly now: number
   /** "generated" for emulated and derived transactions, "fixture" for recorded real ones. */
   readonly origin: "generated" | "fixture"
+  /** The account after it; only the generator reads it (to build the bundle's account states), bundles leave it out. */
+  readonly after?: GenTxAfter
 }
 
 /** The upstream's raw transaction fields plus `now` and `origin`, which the fake's chain model keeps. */

@@ -9,7 +9,8 @@
  *
  * Simplifications no reader of ours relies on: HashmapAug forks carry no augmentation, the state update is an
  * ordinary cell with zero hashes, and key blocks carry no config. Blocks without a predecessor (the chain's start)
- * get an all-zero prev reference.
+ * get an all-zero prev reference. The chain's account states (a generated chain's `states`) are not carried over: a
+ * liteserver serving these files answers every account as not existing unless given `accounts`.
  */
 import { createHash } from "node:crypto"
 import { beginCell, type Builder, Cell, Dictionary, type DictionaryValue } from "@ton/core"
