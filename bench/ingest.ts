@@ -400,7 +400,13 @@ const startFake = async (
   }
   const http = await startFakeToncenter({ chain, prerender, port: await freePortPair() })
   return {
-    env: { TONCENTER_URL: http.url, TONCENTER_RPS: "10000", TONCENTER_CONCURRENCY: "16" },
+    env: {
+      TONCENTER_URL: http.url,
+      TONCENTER_RPS: "10000",
+      TONCENTER_CONCURRENCY: "16",
+      // a chain with account states is read as a real node's is: v3 accountStates for every bundle's accounts
+      ...(chain.states !== undefined ? { TONCENTER_V3_URL: http.url } : {})
+    },
     stop: http.stop
   }
 }

@@ -1,0 +1,178 @@
+// A chain written by the generator, with the account states toncenter v3 reports, through the whole pipeline as the
+// runnables read a node: the toncenter source with v3 enrichment asks the fake toncenter's accountStates for every
+// bundle's accounts, producer -> Kafka -> consumer -> ClickHouse. The store then holds every generated state and each
+// account's newest code, and the v3 answers carry them: states after transactions, and the address book's bounceable
+// flags by the newest code (wallet codes and unknown code non-bounceable, contracts bounceable).
+import { mkdtempSync, rmSync } from "node:fs"
+import os from "node:os"
+import path from "node:path"
+import { Effect, Fiber, Layer } from "effect"
+import type { FastifyInstance } from "fastify"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { buildApp, type ApiAppConfig } from "../../src/api/app.js"
+import { ClickHouse } from "../../src/clickhouse/ClickHouse.js"
+import { runConsumer } from "../../src/consumer/BundleConsumer.js"
+import { KafkaClient } from "../../src/kafka/KafkaClient.js"
+import { Health } from "../../src/ops/Health.js"
+import { Metrics } from "../../src/ops/Metrics.js"
+import { pipelineDecode } from "../../src/producer/assemble.js"
+import { runProducer } from "../../src/producer/Producer.js"
+import { ClickHouseSink } from "../../src/sink/ClickHouseSink.js"
+import { Upstream } from "../../src/source/Upstream.js"
+import { ClickHouseTxStore } from "../../src/store/Store.js"
+import { toFriendly } from "../../src/ton/address.js"
+import { WALLET_CODE_HASHES, isBounceableByCode } from "../../src/ton/v3.js"
+import type { ChainData } from "../../tools/fake/ChainData.js"
+import { startFakeToncenter, type FakeToncenter } from "../../tools/fake/server.js"
+import { chainFromBundles } from "../../tools/gen/chain.js"
+import { generate, readBundles } from "../../tools/gen/generate.js"
+import type { GenBundle } from "../../tools/gen/types.js"
+import { testClickHouse, testKafka, type TestClickHouse } from "../support/integration.js"
+import { expectedFrom } from "../support/pipeline/chainUpstream.js"
+import { readStored, waitForDone } from "../support/pipeline/stored.js"
+
+const apiConfig: ApiAppConfig = { network: "mainnet", api: { keys: [], rateLimit: 0 }, cacheBytes: 0 }
+const clock = { nowMs: () => 1724745562699, random: () => 0.5 }
+
+interface V3Page {
+  readonly transactions: ReadonlyArray<{
+    readonly account: string
+    readonly account_state_after: {
+      readonly hash: string
+      readonly balance: string | null
+      readonly code_hash: string | null
+    } | null
+  }>
+  readonly address_book: Readonly<Record<string, { readonly user_friendly: string }>>
+}
+
+describe("pipeline: a generated chain's account states through the toncenter source into the store and v3", () => {
+  const tmp = mkdtempSync(path.join(os.tmpdir(), "gen-states-"))
+  const tk = testKafka("pipeline-gen-states")
+  const bundles: Array<GenBundle> = []
+  let chain: ChainData
+  let toncenter: FakeToncenter
+  let ch: TestClickHouse
+  let app: FastifyInstance
+
+  beforeAll(async () => {
+    const { dir } = await generate({
+      seed: "states",
+      txs: 3000,
+      baseTxs: 800,
+      worlds: 2,
+      users: 60,
+      lanes: 2,
+      txPerMc: 40,
+      cacheDir: tmp,
+      threads: false
+    })
+    for await (const b of readBundles(dir)) bundles.push(b)
+    chain = chainFromBundles(bundles, "gen-states")
+    toncenter = await startFakeToncenter({ chain })
+    ch = await testClickHouse("pipeline_gen_states")
+    const layers = Layer.mergeAll(
+      KafkaClient.layerWith({
+        brokers: tk.brokers,
+        clientId: "pipeline-gen-states",
+        topicPrefix: tk.topic("states"),
+        network: chain.network,
+        maxMessageBytes: tk.maxMessageBytes
+      }),
+      Metrics.layerTest,
+      Health.layer
+    )
+    const source = Upstream.layerFrom({
+      url: toncenter.url,
+      v3Url: toncenter.url,
+      rps: 0,
+      concurrency: 8,
+      retries: 2,
+      timeoutMs: 10_000
+    })
+    const summary = await Effect.runPromise(
+      runProducer(
+        { mode: "backfill", from: chain.first, to: chain.last, progressMs: 0, prefetch: 4, decodeWorkers: 1 },
+        pipelineDecode
+      ).pipe(Effect.provide(source), Effect.provide(layers))
+    )
+    expect(summary).toMatchObject({ first: chain.first, last: chain.last, deadLetters: 0 })
+    const consumer = Effect.runFork(
+      runConsumer({ groupId: tk.topic("states-sink"), batchRows: 500, batchMs: 200, progressMs: 0 }).pipe(
+        Effect.provide(ClickHouseSink.layer.pipe(Layer.provideMerge(ClickHouse.fromConfig(ch.config)))),
+        Effect.provide(layers)
+      )
+    )
+    await waitForDone(ch.client, chain.last - chain.first + 1)
+    await Effect.runPromise(Fiber.interrupt(consumer))
+    app = buildApp({ store: new ClickHouseTxStore(ch.client), config: apiConfig, clock })
+  }, 600_000)
+
+  afterAll(async () => {
+    await app?.close()
+    await toncenter?.stop()
+    await ch?.close()
+    rmSync(tmp, { recursive: true, force: true })
+  })
+
+  const query = async <T>(q: string): Promise<Array<T>> =>
+    (await ch.client.query({ query: q, format: "JSONEachRow" })).json<T>()
+
+  /** Each account's code as of the chain's last block that reported it. */
+  const newestCode = (): Map<string, string | null> => {
+    const out = new Map<string, string | null>()
+    for (const b of bundles) for (const [a, c] of Object.entries(b.code_hashes)) out.set(a, c)
+    return out
+  }
+
+  it("stores every generated state and each account's newest code", async () => {
+    const stored = await readStored(ch.client)
+    expect(stored.txHashes).toEqual(expectedFrom(chain).txHashes)
+    const states = new Map(bundles.flatMap((b) => b.account_states.map((s) => [s.hash, s] as const)))
+    expect(states.size).toBeGreaterThan(1000)
+    const known = await query<{ hash: string; account: string; account_status: string; code_hash: string | null }>(
+      "SELECT hash, account, account_status, code_hash FROM account_states FINAL WHERE known = 1"
+    )
+    expect(known.length).toBe(states.size)
+    for (const row of known) {
+      const s = states.get(row.hash)!
+      expect([row.account, row.account_status, row.code_hash]).toEqual([s.account, s.account_status, s.code_hash])
+    }
+    const codes = newestCode()
+    const latest = await query<{ account: string; code_hash: string | null }>(
+      "SELECT account, argMax(code_hash, mc_seqno) AS code_hash FROM latest_account_code GROUP BY account"
+    )
+    expect(latest.length).toBe(codes.size)
+    for (const row of latest) expect(row.code_hash, row.account).toBe(codes.get(row.account))
+  })
+
+  it("answers v3 with the states after transactions and bounceable flags by the newest code", async () => {
+    const codes = newestCode()
+    const states = new Map(bundles.flatMap((b) => b.account_states.map((s) => [s.hash, s] as const)))
+    let afterStates = 0
+    const seen = { wallet: 0, contract: 0 }
+    for (let s = chain.first; s <= chain.last; s++) {
+      const res = await app.inject(`/api/v3/transactionsByMasterchainBlock?seqno=${s}&limit=1000`)
+      expect(res.statusCode).toBe(200)
+      const page = res.json<V3Page>()
+      for (const t of page.transactions) {
+        const state = t.account_state_after === null ? undefined : states.get(t.account_state_after.hash)
+        if (state !== undefined) {
+          expect(t.account_state_after!.balance).toBe(state.balance)
+          expect(t.account_state_after!.code_hash).toBe(state.code_hash)
+          afterStates += 1
+        }
+        const code = codes.get(t.account) ?? null
+        const bounceable = isBounceableByCode(code)
+        expect(page.address_book[t.account]!.user_friendly, t.account).toBe(
+          toFriendly(t.account, { bounceable, testnet: false })
+        )
+        if (code !== null && WALLET_CODE_HASHES.has(code)) seen.wallet += 1
+        if (bounceable) seen.contract += 1
+      }
+    }
+    expect(afterStates).toBeGreaterThan(1000)
+    expect(seen.wallet).toBeGreaterThan(0)
+    expect(seen.contract).toBeGreaterThan(0)
+  })
+})
