@@ -8,6 +8,7 @@ import { backfillTxPages } from "../src/store/backfillPages.js"
 import { backfillV3Pages } from "../src/store/backfillV3Pages.js"
 import { backfillV2Pages } from "../src/store/backfillV2Pages.js"
 import { fillAccountStatesKv } from "../src/store/accountStatesKv.js"
+import { fillAccountCodeKv } from "../src/store/accountCodeKv.js"
 import { redecodeBodies } from "../src/store/redecode.js"
 import { installFastCellHash } from "../src/ton/fastHash.js"
 
@@ -40,6 +41,11 @@ const program = Effect.gen(function* () {
   if (ch.cluster === undefined) {
     const states = yield* Effect.promise(() => fillAccountStatesKv(ch.client))
     if (states > 0) yield* Console.log(`account_states_kv: copied ${states} known account states`)
+  }
+  // Each account's newest done code hash as one key-value row (sql/0141); off on a cluster (per-node table).
+  if (ch.cluster === undefined) {
+    const codes = yield* Effect.promise(() => fillAccountCodeKv(ch.client))
+    if (codes > 0) yield* Console.log(`account_code_kv: wrote ${codes} accounts' code hashes`)
   }
   // Every done block's key-value v3 page row (sql/0131), from stored pieces (stores written before it); off on a
   // cluster (per-node table).

@@ -16,6 +16,8 @@ import type { HashB64, MasterchainBundle } from "../ton/record.js"
 import { Lru } from "../trace/Lru.js"
 import { assignTraceIds, externalParents } from "../trace/traceIds.js"
 import { encoderFor, type RowEncoder } from "./encode.js"
+import { latestAccountCodeRows } from "../flatten/latest_account_code.js"
+import { type CodeKvHooks, writeAccountCodes } from "../store/accountCodeKv.js"
 import { batchDigest, insertToken } from "./tokens.js"
 
 /**
@@ -64,6 +66,8 @@ export interface SinkOptions {
   readonly traceCacheSize?: number
   /** Attempts of one batch (with cleanup in between) before the error reaches the caller. */
   readonly attempts?: number
+  /** Stops in the code-hash writes (tests force interleavings of two writers with them). */
+  readonly codeKvHooks?: CodeKvHooks
 }
 
 export interface SinkShape {
@@ -268,12 +272,34 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
         }
       })
 
+    /**
+     * The code hashes' key-value rows (sql/0141) of a batch whose blocks are all done (after the completion markers:
+     * every row is of a done block; src/store/accountCodeKv.ts keeps the newest). Per node, so off on a cluster.
+     */
+    const writeCodes = (items: ReadonlyArray<SinkItem>, first: number, last: number) =>
+      ch.cluster !== undefined
+        ? Effect.void
+        : Effect.tryPromise({
+            try: () =>
+              writeAccountCodes(
+                ch.client,
+                items.flatMap((i) => latestAccountCodeRows(i.bundle)),
+                items.map((i) => i.bundle.mc_seqno),
+                options.codeKvHooks
+              ),
+            catch: failed(`account_code_kv (mc ${first}..${last})`)
+          }).pipe(Effect.asVoid)
+
     const writeOnce = (sorted: ReadonlyArray<SinkItem>, heartbeat: () => Promise<void>, group: WriteScope | undefined) =>
       Effect.gen(function* () {
         const done = yield* doneAmong(sorted.map((i) => i.bundle.mc_seqno))
         const todo = sorted.filter((i) => !done.has(i.bundle.mc_seqno))
         const alreadyDone = sorted.filter((i) => done.has(i.bundle.mc_seqno)).map((i) => i.bundle.mc_seqno)
-        if (todo.length === 0) return { stored: [], alreadyDone, transactions: 0, rows: 0 }
+        if (todo.length === 0) {
+          // a retry after the markers were written but not the code rows (or a replay) writes them (guarded)
+          yield* writeCodes(sorted, sorted[0]!.bundle.mc_seqno, sorted[sorted.length - 1]!.bundle.mc_seqno)
+          return { stored: [], alreadyDone, transactions: 0, rows: 0 }
+        }
         const first = todo[0]!.bundle.mc_seqno
         const last = todo[todo.length - 1]!.bundle.mc_seqno
 
@@ -297,6 +323,7 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
         const encoders = encodeRows(bundles)
         const rowCount = [...encoders.values()].reduce((n, e) => n + e.rows, 0)
         yield* insertAll(encoders, first, last, digest, heartbeat, group)
+        yield* writeCodes(sorted, first, last)
         const transactions = bundles.reduce((n, b) => n + b.transactions.length, 0)
         return { stored: bundles.map((b) => b.mc_seqno), alreadyDone, transactions, rows: rowCount } satisfies WriteResult
       })

@@ -52,6 +52,9 @@ const DONE_CHUNK = 65_536
 /** The key of the `account_states_kv` row that records the table filled (no state hash is empty). */
 export const STATES_KV_FILLED = ""
 
+/** The key of the `account_code_kv` row that records the table filled (no account is empty). */
+export const CODE_KV_FILLED = ""
+
 // How long a store whose `account_states_kv` is not filled yet reads `account_states` before asking again.
 const STATES_KV_RETRY_MS = 10_000
 
@@ -97,6 +100,8 @@ interface LookupsAnswer {
   readonly filled: boolean
   readonly states: Map<string, AccountStateRecord>
   readonly codeRows: Array<CodeRow>
+  /** The book's code hashes from `account_code_kv` (sql/0141) once it is filled, else null (use `codeRows`). */
+  readonly codes: Map<string, string | null> | null
 }
 
 /** A `v2_pages` row's fields after its key. */
@@ -255,6 +260,8 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
   private readonly pageKv: boolean
   // Whether `account_states_kv` was seen filled (it stays so), and until when not to ask it again after it was not.
   private statesKvFilled = false
+  // Whether `account_code_kv` was seen filled (it stays so): the address book's code hashes are then read from it.
+  private codesKvFilled = false
   private statesKvRetryAt = 0
   private readonly v3Pages: SharedStatements<V3PageAsk, Array<Buffer> | null>
   private readonly lookups: SharedStatements<{ hashes: Set<string>; book: Set<string> }, LookupsAnswer>
@@ -658,15 +665,18 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
     const got = await this.lookups.submit({ hashes, book })
     if (!got.filled) return null
     this.statesKvFilled = true
-    return { txs, states: got.states, book: [...book], codeHashes: await this.newestDoneCodes(got.codeRows) }
+    const codeHashes = got.codes ?? (await this.newestDoneCodes(got.codeRows))
+    return { txs, states: got.states, book: [...book], codeHashes }
   }
 
   /**
    * The lookups of several pages in one statement: a multi-get of `account_states_kv` by all their hashes and, for
-   * pages with an address book, the `latest_account_code` rows of all its addresses, as raw tab-separated text (kind,
-   * key, masterchain seqno, then the state's JSON or the code hash, '' for none); each page takes back the rows of
-   * its own keys. Until the table is known filled (its row with the empty key, written by the fill after every state
-   * stored before it), that key is asked too, and without it no page's answer is `filled`.
+   * pages with an address book, the `account_code_kv` rows of all its addresses (sql/0141: one row per account, of
+   * a done block by construction, so no marker statement follows), as raw tab-separated text (kind, key, masterchain
+   * seqno, then the state's JSON or the code hash, '' for none); each page takes back the rows of its own keys. Until
+   * a table is known filled (its row with the empty key, written by its fill after every row stored before it), that
+   * key is asked too: without the states' one no page's answer is `filled`, without the codes' one the code hashes
+   * come from the `latest_account_code` rows, asked beside it, as `codeHashes` takes them.
    */
   private async v3LookupsKvRows(
     asks: ReadonlyArray<{ hashes: Set<string>; book: Set<string> }>
@@ -677,19 +687,28 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
       for (const h of a.hashes) hashes.add(h)
       for (const b of a.book) book.add(b)
     }
+    const codesFilled = this.codesKvFilled
     const text = await this.text(
       `SELECT 0 AS kind, hash AS key, toUInt32(0) AS mc, state FROM account_states_kv WHERE hash IN ${strKeys([...hashes])}` +
         (book.size === 0
           ? ""
           : `
        UNION ALL
+       SELECT 2, account, mc_seqno, ifNull(toString(code_hash), '') FROM account_code_kv
+       WHERE account IN ${strKeys(codesFilled ? [...book] : [CODE_KV_FILLED, ...book])}` +
+            (codesFilled
+              ? ""
+              : `
+       UNION ALL
        SELECT 1, account, mc_seqno, ifNull(toString(code_hash), '') FROM latest_account_code
-       WHERE account IN ${strKeys([...book])}`) +
+       WHERE account IN ${strKeys([...book])}`)) +
         `
        SETTINGS enable_analyzer = 0
        FORMAT TabSeparatedRaw`
     )
     let filled = this.statesKvFilled
+    let codesKvFilled = codesFilled
+    const kvCodes = new Map<string, string | null>()
     const states = new Map<string, AccountStateRecord>()
     const codeRows = new Map<string, Array<CodeRow>>()
     // no field holds a raw tab or newline: hashes, addresses, digits, and JSON text (which escapes both)
@@ -699,19 +718,31 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
         const rows = codeRows.get(f[1]!) ?? []
         rows.push({ key: f[1]!, code_hash: f[3] === "" ? null : f[3]!, mc: Number(f[2]) })
         codeRows.set(f[1]!, rows)
+      } else if (f[0] === "2") {
+        if (f[1] === CODE_KV_FILLED) codesKvFilled = true
+        else kvCodes.set(f[1]!, f[3] === "" ? null : f[3]!)
       } else if (f[1] === STATES_KV_FILLED) {
         filled = true
       } else {
         states.set(f[1]!, stateRecord(f[1]!, JSON.parse(f[3]!) as StateKvValue))
       }
     }
+    if (codesKvFilled) this.codesKvFilled = true
     return asks.map((a) => {
       const own = new Map<string, AccountStateRecord>()
       for (const h of a.hashes) {
         const state = states.get(h)
         if (state !== undefined) own.set(h, state)
       }
-      return { filled, states: own, codeRows: [...a.book].flatMap((account) => codeRows.get(account) ?? []) }
+      if (codesKvFilled) {
+        const codes = new Map<string, string | null>()
+        for (const account of a.book) {
+          const code = kvCodes.get(account)
+          if (code !== undefined) codes.set(account, code)
+        }
+        return { filled, states: own, codeRows: [], codes }
+      }
+      return { filled, states: own, codeRows: [...a.book].flatMap((account) => codeRows.get(account) ?? []), codes: null }
     })
   }
 
