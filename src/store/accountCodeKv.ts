@@ -35,7 +35,8 @@ export interface CodeKvHooks {
   readonly beforeCheck?: () => Promise<void>
 }
 
-const KEYS_PER_STATEMENT = 5_000
+// ~70 bytes per key: a statement stays well within the engine's max_query_size (256 KiB)
+const KEYS_PER_STATEMENT = 1_000
 
 const chunks = <T>(xs: ReadonlyArray<T>, n: number): Array<ReadonlyArray<T>> => {
   const out: Array<ReadonlyArray<T>> = []
@@ -134,13 +135,16 @@ const settle = async (
     const after = await doneAbove(client, floor)
     const fresh = [...after].filter((s) => !before.has(s))
     if (fresh.length === 0) return written
-    const only = accounts === null ? "" : ` AND account IN ${strKeys(accounts)}`
-    const touched = (
-      await rows<{ account: string }>(
+    const touched: Array<string> = []
+    for (const part of accounts === null ? [null] : chunks(accounts, KEYS_PER_STATEMENT)) {
+      const only = part === null ? "" : ` AND account IN ${strKeys(part)}`
+      for (const r of await rows<{ account: string }>(
         client,
         `SELECT DISTINCT account FROM latest_account_code WHERE mc_seqno IN ${uint32Array(fresh)}${only}`
-      )
-    ).map((r) => r.account)
+      )) {
+        touched.push(r.account)
+      }
+    }
     before = after
     if (touched.length > 0) written += await put(client, await newestDone(client, touched, floor), hooks)
   }
