@@ -1,0 +1,86 @@
+// The sink writes `account_code_kv` (sql/0141) after a batch's completion markers: the rows equal each account's
+// newest done `latest_account_code` row whatever order batches came in, a replayed batch (already done) changes
+// nothing, and a batch's code rows reach the table even when their blocks were marked done by an earlier attempt.
+import { Effect, Layer } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { ClickHouse } from "../../src/clickhouse/ClickHouse.js"
+import { Metrics } from "../../src/ops/Metrics.js"
+import { ClickHouseSink, type SinkItem } from "../../src/sink/ClickHouseSink.js"
+import type { MasterchainBundle } from "../../src/ton/record.js"
+import { testClickHouse, type TestClickHouse } from "../support/integration.js"
+import { syntheticBundle } from "../unit/store/records.js"
+
+let handle: TestClickHouse
+
+const item = (bundle: MasterchainBundle): SinkItem => ({ bundle, digest: `d${bundle.mc_seqno}` })
+const noBeat = () => Promise.resolve()
+
+const withSink = <A>(f: (sink: ClickHouseSink["Type"]) => Effect.Effect<A, unknown>) =>
+  Effect.runPromise(
+    Effect.flatMap(ClickHouseSink, f).pipe(
+      Effect.provide(
+        ClickHouseSink.layer.pipe(Layer.provideMerge(ClickHouse.fromConfig(handle.config)), Layer.provide(Metrics.layerTest))
+      ),
+      Effect.scoped
+    ) as Effect.Effect<A, unknown, never>
+  )
+
+const query = async <T>(sql: string): Promise<Array<T>> =>
+  (await handle.client.query({ query: sql, format: "JSONEachRow" })).json<T>()
+
+// Blocks that report the same accounts, each with its own code hash (one account loses its code in the newest).
+const shared = Object.keys(syntheticBundle(3000).code_hashes)
+const reporting = (seqno: number): MasterchainBundle => ({
+  ...syntheticBundle(seqno),
+  code_hashes: Object.fromEntries(
+    shared.map((a, i) => [a, seqno === 3003 && i === 0 ? null : Buffer.from(`${a}@${seqno}`).toString("base64").slice(0, 44)])
+  )
+})
+
+const kvRows = () =>
+  query<{ account: string; mc_seqno: number; code_hash: string | null }>(
+    "SELECT account, mc_seqno, code_hash FROM account_code_kv WHERE account != '' ORDER BY account"
+  )
+const newestDone = () =>
+  query<{ account: string; mc_seqno: number; code_hash: string | null }>(
+    `SELECT account, max(mc_seqno) AS mc_seqno, argMax(tuple(code_hash), mc_seqno).1 AS code_hash
+     FROM latest_account_code WHERE mc_seqno IN (SELECT mc_seqno FROM mc_blocks_done) GROUP BY account ORDER BY account`
+  )
+
+beforeAll(async () => {
+  handle = await testClickHouse("sink code kv")
+}, 120_000)
+
+afterAll(async () => {
+  await handle?.close()
+})
+
+describe("the sink's account_code_kv rows", () => {
+  it("hold each account's newest done report, batches out of order and replayed", async () => {
+    await withSink((sink) => sink.write([item(reporting(3000)), item(reporting(3002))], noBeat))
+    expect(await kvRows()).toEqual(await newestDone())
+    expect((await kvRows()).every((r) => r.mc_seqno === 3002)).toBe(true)
+    // an older block after a newer one, then the newest
+    await withSink((sink) => sink.write([item(reporting(3001))], noBeat))
+    expect((await kvRows()).every((r) => r.mc_seqno === 3002)).toBe(true)
+    await withSink((sink) => sink.write([item(reporting(3003))], noBeat))
+    const rows = await kvRows()
+    expect(rows).toEqual(await newestDone())
+    expect(rows.find((r) => r.account === shared[0])).toEqual({ account: shared[0], mc_seqno: 3003, code_hash: null })
+    // a replay of done blocks
+    await withSink((sink) => sink.write([item(reporting(3000)), item(reporting(3001))], noBeat))
+    expect(await kvRows()).toEqual(rows)
+  })
+
+  it("are written for blocks an earlier attempt marked done", async () => {
+    const b = reporting(3010)
+    await withSink((sink) => sink.write([item(b)], noBeat))
+    // as if the attempt had ended after the markers: the code rows gone, the block done
+    await handle.client.command({ query: "ALTER TABLE account_code_kv DELETE WHERE account != ''" })
+    expect(await kvRows()).toEqual([])
+    const result = await withSink((sink) => sink.write([item(b)], noBeat))
+    expect(result.alreadyDone).toEqual([3010])
+    expect(await kvRows()).toEqual(await newestDone())
+    expect((await kvRows()).length).toBe(shared.length)
+  })
+})
