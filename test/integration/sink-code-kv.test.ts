@@ -43,8 +43,10 @@ const kvRows = () =>
   )
 const newestDone = () =>
   query<{ account: string; mc_seqno: number; code_hash: string | null }>(
-    `SELECT account, max(mc_seqno) AS mc_seqno, argMax(tuple(code_hash), mc_seqno).1 AS code_hash
-     FROM latest_account_code WHERE mc_seqno IN (SELECT mc_seqno FROM mc_blocks_done) GROUP BY account ORDER BY account`
+    `SELECT account, m AS mc_seqno, c AS code_hash FROM (
+       SELECT account, max(mc_seqno) AS m, argMax(tuple(code_hash), mc_seqno).1 AS c
+       FROM latest_account_code WHERE mc_seqno IN (SELECT mc_seqno FROM mc_blocks_done) GROUP BY account)
+     ORDER BY account`
   )
 
 beforeAll(async () => {
