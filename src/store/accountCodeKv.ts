@@ -57,8 +57,12 @@ export const newestPerAccount = (candidates: Iterable<CodeKvRow>): Map<string, C
 const codeLiteral = (c: string | null): string => (c === null ? "NULL" : str(c))
 
 /** Writes the candidates newer than the stored rows of their accounts; returns the rows written. */
-const put = async (client: ClickHouseClient, candidates: ReadonlyArray<CodeKvRow>, hooks: CodeKvHooks): Promise<number> => {
-  let written = 0
+const put = async (
+  client: ClickHouseClient,
+  candidates: ReadonlyArray<CodeKvRow>,
+  hooks: CodeKvHooks
+): Promise<Array<CodeKvRow>> => {
+  const written: Array<CodeKvRow> = []
   for (const part of chunks(candidates, KEYS_PER_STATEMENT)) {
     const stored = new Map<string, number>()
     for (const r of await rows<{ account: string; m: number }>(
@@ -78,7 +82,7 @@ const put = async (client: ClickHouseClient, candidates: ReadonlyArray<CodeKvRow
         .map((c) => `(${str(c.account)}, ${uint32(c.mc_seqno)}, ${codeLiteral(c.code_hash)})`)
         .join(", ")}`
     })
-    written += newer.length
+    written.push(...newer)
   }
   return written
 }
@@ -129,7 +133,7 @@ const settle = async (
   hooks: CodeKvHooks
 ): Promise<number> => {
   let before = await doneAbove(client, floor)
-  let written = await put(client, await newestDone(client, accounts, floor), hooks)
+  let written = (await put(client, await newestDone(client, accounts, floor), hooks)).length
   for (;;) {
     if (hooks.beforeCheck) await hooks.beforeCheck()
     const after = await doneAbove(client, floor)
@@ -146,14 +150,15 @@ const settle = async (
       }
     }
     before = after
-    if (touched.length > 0) written += await put(client, await newestDone(client, touched, floor), hooks)
+    if (touched.length > 0) written += (await put(client, await newestDone(client, touched, floor), hooks)).length
   }
 }
 
 /**
  * The consumer's write of a batch whose completion markers are written: each account's newest row of the batch,
- * guarded, then a repair of the accounts for which a done block outside the batch is newer than the row written.
- * Returns the rows written.
+ * guarded, then a repair of the accounts written for which a done block outside the batch is newer than the row
+ * written (a put that wrote nothing overwrote nothing: a replay of done blocks costs one multi-get). Returns the rows
+ * written.
  */
 export const writeAccountCodes = async (
   client: ClickHouseClient,
@@ -161,9 +166,11 @@ export const writeAccountCodes = async (
   batchSeqnos: ReadonlyArray<number>,
   hooks: CodeKvHooks = {}
 ): Promise<number> => {
-  const newest = [...newestPerAccount(batchRows).values()]
-  if (newest.length === 0) return 0
-  let written = await put(client, newest, hooks)
+  const candidates = [...newestPerAccount(batchRows).values()]
+  if (candidates.length === 0) return 0
+  const newest = await put(client, candidates, hooks)
+  let written = newest.length
+  if (written === 0) return 0
   if (hooks.beforeCheck) await hooks.beforeCheck()
   const floor = Math.min(...newest.map((r) => r.mc_seqno))
   const [m] = await rows<{ m: number; n: string }>(
@@ -212,6 +219,6 @@ const settleAll = async (client: ClickHouseClient, hooks: CodeKvHooks): Promise<
     `SELECT account, argMax(tuple(code_hash), mc_seqno).1 AS c FROM latest_account_code
      WHERE mc_seqno = 0 AND 0 IN (SELECT mc_seqno FROM mc_blocks_done WHERE mc_seqno = 0) GROUP BY account`
   )
-  const written = await put(client, zero.map((r) => ({ account: r.account, mc_seqno: 0, code_hash: r.c })), hooks)
+  const written = (await put(client, zero.map((r) => ({ account: r.account, mc_seqno: 0, code_hash: r.c })), hooks)).length
   return written + (await settle(client, null, 0, hooks))
 }
