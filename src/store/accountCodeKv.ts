@@ -13,6 +13,8 @@
  * contradiction. (2) c was marked done after W's check: c's consumer puts after its marker, so after W; it reads a
  * row of seqno < c (W's x, or a later put, either contradicts W being last) and writes c. Replays and batches out
  * of order are the same case: a put never lowers a row it read, and a lowering by a stale writer is repaired by (1).
+ * A put that writes nothing skips its check: it lowered no row, and the argument only needs the checks of the puts
+ * that wrote (c's consumer writing nothing in (2) means it read a row >= c, a put after W).
  */
 import type { ClickHouseClient } from "@clickhouse/client"
 import { rows } from "./pageRowFill.js"
