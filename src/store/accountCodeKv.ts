@@ -93,7 +93,10 @@ const put = async (
 const doneAbove = async (client: ClickHouseClient, floor: number): Promise<Set<number>> =>
   new Set(
     (
-      await rows<{ s: number }>(client, `SELECT DISTINCT mc_seqno AS s FROM mc_blocks_done WHERE mc_seqno > ${uint32(floor)}`)
+      await rows<{ s: number }>(
+        client,
+        `SELECT DISTINCT mc_seqno AS s FROM mc_blocks_done WHERE mc_seqno > ${uint32(floor)}`
+      )
     ).map((r) => Number(r.s))
   )
 
@@ -186,7 +189,12 @@ export const writeAccountCodes = async (
   if (stale.length === 0) return written
   const staleFloor = Math.min(...stale.map((r) => r.mc_seqno))
   // below the floor nothing can be newer than what was written; the floor bounds every marker scan
-  written += await settle(client, stale.map((r) => r.account), staleFloor, hooks)
+  written += await settle(
+    client,
+    stale.map((r) => r.account),
+    staleFloor,
+    hooks
+  )
   return written
 }
 
@@ -221,6 +229,12 @@ const settleAll = async (client: ClickHouseClient, hooks: CodeKvHooks): Promise<
     `SELECT account, argMax(tuple(code_hash), mc_seqno).1 AS c FROM latest_account_code
      WHERE mc_seqno = 0 AND 0 IN (SELECT mc_seqno FROM mc_blocks_done WHERE mc_seqno = 0) GROUP BY account`
   )
-  const written = (await put(client, zero.map((r) => ({ account: r.account, mc_seqno: 0, code_hash: r.c })), hooks)).length
+  const written = (
+    await put(
+      client,
+      zero.map((r) => ({ account: r.account, mc_seqno: 0, code_hash: r.c })),
+      hooks
+    )
+  ).length
   return written + (await settle(client, null, 0, hooks))
 }
