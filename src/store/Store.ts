@@ -492,11 +492,12 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
    * A v3 page in two plain statements (no subqueries: in the embedded engine each subquery is planned and run like a
    * statement of its own, a few milliseconds each even over an empty table): the page's pieces (the page's lines of
    * the block's one `v3_pages` row, a key-value lookup, or for a block without that row one key range of `tx_pages`;
-   * both as raw tab-separated text, so the long JSON pieces are neither escaped by the engine nor parsed here), then the account states they reference and, with the address book, the code hash of each of its
-   * addresses, one UNION ALL looked up by the literal keys the first one returned (each table's key). The code hashes
-   * are the `account_code_kv` rows once that table is filled (each already the newest done report); until then, and
-   * on a cluster, every `latest_account_code` row of the addresses, taken as `codeHashes` takes them
-   * (`newestDoneCodes`; a third statement only for rows of the newest blocks).
+   * both as raw tab-separated text, so the long JSON pieces are neither escaped by the engine nor parsed here), then
+   * the account states they reference and, with the address book, the code hash of each of its addresses, one UNION
+   * ALL looked up by the literal keys the first one returned (each table's key). The code hashes are the
+   * `account_code_kv` rows once that table is filled (each already the newest done report); until then, and on a
+   * cluster, every `latest_account_code` row of the addresses, taken as `codeHashes` takes them (`newestDoneCodes`;
+   * a third statement only for rows of the newest blocks).
    */
   async v3PageText(
     seqno: number,
@@ -743,7 +744,8 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
         }
         return { filled, states: own, codeRows: [], codes }
       }
-      return { filled, states: own, codeRows: [...a.book].flatMap((account) => codeRows.get(account) ?? []), codes: null }
+      const ownCodes = [...a.book].flatMap((account) => codeRows.get(account) ?? [])
+      return { filled, states: own, codeRows: ownCodes, codes: null }
     })
   }
 

@@ -27,7 +27,12 @@ const config: ApiAppConfig = { network: "mainnet", api: { keys: [], rateLimit: 0
 const clock = { nowMs: () => 1724745562699, random: () => 0.5335802192168009 }
 
 const code = (s: string): string => Buffer.from(s.padEnd(32, ".").slice(0, 32)).toString("base64")
-const bundles: ReadonlyArray<MasterchainBundle> = [realBundle(), syntheticBundle(801), syntheticBundle(802), syntheticBundle(803)]
+const bundles: ReadonlyArray<MasterchainBundle> = [
+  realBundle(),
+  syntheticBundle(801),
+  syntheticBundle(802),
+  syntheticBundle(803)
+]
 const accounts801 = Object.keys(bundles[1]!.code_hashes)
 // Later reports of 801's accounts: one of done block 803 (the newest done; one account loses its code there), one of
 // block 900, never done; and an older report of done block 1.
@@ -68,18 +73,22 @@ const markDone = (...seqnos: Array<number>) =>
 /** The stored row of each account (without the filled marker). */
 const stored = async (): Promise<Map<string, { mc: number; code: string | null }>> =>
   new Map(
-    (await query<{ account: string; m: number; c: string | null }>(
-      "SELECT account, mc_seqno AS m, code_hash AS c FROM account_code_kv WHERE account != ''"
-    )).map((r) => [r.account, { mc: Number(r.m), code: r.c }])
+    (
+      await query<{ account: string; m: number; c: string | null }>(
+        "SELECT account, mc_seqno AS m, code_hash AS c FROM account_code_kv WHERE account != ''"
+      )
+    ).map((r) => [r.account, { mc: Number(r.m), code: r.c }])
   )
 
 /** Each account's newest done `latest_account_code` row, as the read path took it before the table. */
 const newestDone = async (): Promise<Map<string, { mc: number; code: string | null }>> =>
   new Map(
-    (await query<{ account: string; m: number; c: string | null }>(
-      `SELECT account, max(mc_seqno) AS m, argMax(tuple(code_hash), mc_seqno).1 AS c FROM latest_account_code
+    (
+      await query<{ account: string; m: number; c: string | null }>(
+        `SELECT account, max(mc_seqno) AS m, argMax(tuple(code_hash), mc_seqno).1 AS c FROM latest_account_code
        WHERE mc_seqno IN (SELECT mc_seqno FROM mc_blocks_done) GROUP BY account`
-    )).map((r) => [r.account, { mc: Number(r.m), code: r.c }])
+      )
+    ).map((r) => [r.account, { mc: Number(r.m), code: r.c }])
   )
 
 const pagesOf = async (store: ClickHouseTxStore) => {

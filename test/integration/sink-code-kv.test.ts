@@ -19,7 +19,10 @@ const withSink = <A>(f: (sink: ClickHouseSink["Type"]) => Effect.Effect<A, unkno
   Effect.runPromise(
     Effect.flatMap(ClickHouseSink, f).pipe(
       Effect.provide(
-        ClickHouseSink.layer.pipe(Layer.provideMerge(ClickHouse.fromConfig(handle.config)), Layer.provide(Metrics.layerTest))
+        ClickHouseSink.layer.pipe(
+          Layer.provideMerge(ClickHouse.fromConfig(handle.config)),
+          Layer.provide(Metrics.layerTest)
+        )
       ),
       Effect.scoped
     ) as Effect.Effect<A, unknown, never>
@@ -33,7 +36,10 @@ const shared = Object.keys(syntheticBundle(3000).code_hashes)
 const reporting = (seqno: number): MasterchainBundle => ({
   ...syntheticBundle(seqno),
   code_hashes: Object.fromEntries(
-    shared.map((a, i) => [a, seqno === 3003 && i === 0 ? null : Buffer.from(`${a}@${seqno}`).toString("base64").slice(0, 44)])
+    shared.map((a, i) => [
+      a,
+      seqno === 3003 && i === 0 ? null : Buffer.from(`${a}@${seqno}`).toString("base64").slice(0, 44)
+    ])
   )
 })
 
