@@ -19,6 +19,12 @@ export const DEFAULT_DECODE_YOUNG_MB = 16
  * from 0.696 to 0.833 ms/tx, 20 to 326 MB at 1.136 ms/tx (BENCHMARKS.md, "the producer within 300 MB").
  */
 export const DEFAULT_PRODUCER_HEAP_GROWTH_PERCENT = 0
+/**
+ * The same bound for the consumer's heap (src/ops/heapGrowth.ts); 0: V8's own factor. The consumer holds a batch's
+ * decoded bundles for seconds, so they are promoted and die in the old generation, which V8 lets grow to several
+ * times what survives (BENCHMARKS.md, "the consumer's own memory").
+ */
+export const DEFAULT_CONSUMER_HEAP_GROWTH_PERCENT = 0
 /** The codec measured cheapest for the pipeline (BENCHMARKS.md, "End-to-end ingest"). */
 export const DEFAULT_KAFKA_COMPRESSION: KafkaCompression = "zstd"
 
@@ -96,6 +102,7 @@ export interface ConsumerSettings {
   readonly batchBytes: number
   readonly batchMs: number
   readonly sessionTimeoutMs: number
+  readonly heapGrowthPercent: number
 }
 
 export interface ApiSettings {
@@ -387,6 +394,12 @@ export const settings = {
       "30000",
       "Kafka group session timeout of the consumer",
       int(6_000, 3_600_000)
+    ),
+    heapGrowthPercent: setting(
+      "CONSUMER_HEAP_GROWTH_PERCENT",
+      String(DEFAULT_CONSUMER_HEAP_GROWTH_PERCENT),
+      "How far the consumer's V8 heap may grow past what its last full collection kept, percent; 0 leaves V8's own factor",
+      int(0, 1000)
     )
   },
   api: {

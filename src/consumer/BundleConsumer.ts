@@ -15,6 +15,7 @@ import { KafkaError } from "../kafka/errors.js"
 import { KafkaClient } from "../kafka/KafkaClient.js"
 import { Health } from "../ops/Health.js"
 import { threadCpuSeconds } from "../ops/cpu.js"
+import { limitHeapGrowth } from "../ops/heapGrowth.js"
 import { installFastCellHash } from "../ton/fastHash.js"
 import { Metrics } from "../ops/Metrics.js"
 import { ProgressReporter, ProgressTracker } from "../ops/progress.js"
@@ -30,6 +31,11 @@ export interface ConsumerRun {
   /** Kafka value bytes per batch: bounds the decoded bundles held in memory (they take about as much heap). */
   readonly batchBytes?: number
   readonly batchMs: number
+  /**
+   * How far the process's V8 heaps may grow past what their last full collection kept, percent (src/ops/heapGrowth.ts);
+   * 0 or absent: V8's own factor.
+   */
+  readonly heapGrowthPercent?: number
   /** Group session timeout: how long a dead consumer holds its partition before the group moves on. */
   readonly sessionTimeoutMs?: number
   /** Progress line period; 0 turns it off. */
@@ -66,6 +72,7 @@ export const runConsumer = (run: ConsumerRun) =>
     // tx_pages renders each transaction as the API serves it, parsing message bodies with @ton/core: its faster
     // cell code, checked against the library as it is installed, is put in place here as the producer does.
     yield* Effect.sync(installFastCellHash)
+    if ((run.heapGrowthPercent ?? 0) > 0) yield* Effect.sync(() => limitHeapGrowth(run.heapGrowthPercent!))
     const tracker = new ProgressTracker()
     const reporter = new ProgressReporter("consumer", tracker)
     const batchBytes = run.batchBytes ?? Number.POSITIVE_INFINITY
@@ -355,7 +362,8 @@ export class BundleConsumer extends Context.Tag("ton-exporter/BundleConsumer")<
         batchRows: c.batchRows,
         batchBytes: c.batchBytes,
         batchMs: c.batchMs,
-        sessionTimeoutMs: c.sessionTimeoutMs
+        sessionTimeoutMs: c.sessionTimeoutMs,
+        heapGrowthPercent: c.heapGrowthPercent
       })
     )
   )

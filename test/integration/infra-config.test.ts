@@ -47,7 +47,9 @@ describe("configuration", () => {
     ["PRODUCER_DECODE_YOUNG_MB", "sixteen"],
     ["PRODUCER_HEAP_GROWTH_PERCENT", "-5"],
     ["PRODUCER_HEAP_GROWTH_PERCENT", "half"],
-    ["PRODUCER_TRANSACTION_RECORDS", "0"]
+    ["PRODUCER_TRANSACTION_RECORDS", "0"],
+    ["CONSUMER_HEAP_GROWTH_PERCENT", "-5"],
+    ["CONSUMER_HEAP_GROWTH_PERCENT", "half"]
   ])("rejects %s=%s naming the key in both readers", async (key, value) => {
     expect(() => loadConfig({ [key]: value })).toThrow(ConfigValueError)
     expect(() => loadConfig({ [key]: value })).toThrow(new RegExp(`^${key}: `))
