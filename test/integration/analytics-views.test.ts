@@ -4,16 +4,14 @@
 // a block left unfinished at the end. The views must equal plain GROUP BYs over the deduplicated base rows of done
 // blocks, and the raw aggregate tables must hold the extra attempts (so the scenario really replayed).
 import type { ClickHouseClient } from "@clickhouse/client"
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { backfillAnalytics } from "../../src/analytics/backfill.js"
 import { pruneAnalyticsAttempts } from "../../src/analytics/prune.js"
-import { ClickHouse } from "../../src/clickhouse/ClickHouse.js"
 import { flattenBundles, INSERT_ORDER, type TableRows } from "../../src/flatten/index.js"
-import { Metrics } from "../../src/ops/Metrics.js"
-import { ClickHouseSink, type SinkItem } from "../../src/sink/ClickHouseSink.js"
-import type { MasterchainBundle } from "../../src/ton/record.js"
+import type { ClickHouseSink } from "../../src/sink/ClickHouseSink.js"
 import { testClickHouse, type TestClickHouse } from "../support/integration.js"
+import { sinkItem, withSink as withTestSink } from "../support/sink.js"
 import { realBlockBundles } from "../unit/store/realBlocks.js"
 
 let handle: TestClickHouse
@@ -26,21 +24,10 @@ const DONE = "mc_block_seqno IN (SELECT mc_seqno FROM mc_blocks_done)"
 const rows = async <T = Record<string, unknown>>(query: string): Promise<Array<T>> =>
   (await client.query({ query, format: "JSONEachRow" })).json<T>()
 
-const item = (bundle: MasterchainBundle): SinkItem => ({ bundle, digest: `d${bundle.mc_seqno}` })
+const item = sinkItem
 
 /** One sink = one consumer process: `recover` is what it runs at start-up. */
-const withSink = <A>(f: (sink: ClickHouseSink["Type"]) => Effect.Effect<A, unknown>) =>
-  Effect.runPromise(
-    Effect.flatMap(ClickHouseSink, f).pipe(
-      Effect.provide(
-        ClickHouseSink.layer.pipe(
-          Layer.provideMerge(ClickHouse.fromConfig(handle.config)),
-          Layer.provide(Metrics.layerTest)
-        )
-      ),
-      Effect.scoped
-    ) as Effect.Effect<A, unknown, never>
-  )
+const withSink = <A>(f: (sink: ClickHouseSink["Type"]) => Effect.Effect<A, unknown>) => withTestSink(handle.config, f)
 
 const noBeat = () => Promise.resolve()
 

@@ -7,17 +7,9 @@
 import { mkdtempSync, rmSync } from "node:fs"
 import os from "node:os"
 import path from "node:path"
-import { Effect, Fiber, Layer } from "effect"
 import type { FastifyInstance } from "fastify"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { buildApp, type ApiAppConfig } from "../../src/api/app.js"
-import { ClickHouse } from "../../src/clickhouse/ClickHouse.js"
-import { runConsumer } from "../../src/consumer/BundleConsumer.js"
-import { KafkaClient } from "../../src/kafka/KafkaClient.js"
-import { Health } from "../../src/ops/Health.js"
-import { Metrics } from "../../src/ops/Metrics.js"
-import { runProducer } from "../../src/producer/Producer.js"
-import { ClickHouseSink } from "../../src/sink/ClickHouseSink.js"
 import { Upstream } from "../../src/source/Upstream.js"
 import { ClickHouseTxStore } from "../../src/store/Store.js"
 import { assembleBundle, pipelineDecode } from "../../src/producer/assemble.js"
@@ -32,7 +24,8 @@ import { generate, readBundles } from "../../tools/gen/generate.js"
 import type { GenBundle } from "../../tools/gen/types.js"
 import { testClickHouse, testKafka, type TestClickHouse } from "../support/integration.js"
 import { expectedFrom } from "../support/pipeline/chainUpstream.js"
-import { readStored, waitForDone } from "../support/pipeline/stored.js"
+import { ingestChain } from "../support/pipeline/ingest.js"
+import { readStored } from "../support/pipeline/stored.js"
 
 const apiConfig: ApiAppConfig = { network: "mainnet", api: { keys: [], rateLimit: 0 }, cacheBytes: 0 }
 const clock = { nowMs: () => 1724745562699, random: () => 0.5 }
@@ -74,17 +67,6 @@ describe("pipeline: a generated chain's account states through the toncenter sou
     chain = chainFromBundles(bundles, "gen-states")
     toncenter = await startFakeToncenter({ chain })
     ch = await testClickHouse("pipeline_gen_states")
-    const layers = Layer.mergeAll(
-      KafkaClient.layerWith({
-        brokers: tk.brokers,
-        clientId: "pipeline-gen-states",
-        topicPrefix: tk.topic("states"),
-        network: chain.network,
-        maxMessageBytes: tk.maxMessageBytes
-      }),
-      Metrics.layerTest,
-      Health.layer
-    )
     const source = Upstream.layerFrom({
       url: toncenter.url,
       v3Url: toncenter.url,
@@ -93,21 +75,8 @@ describe("pipeline: a generated chain's account states through the toncenter sou
       retries: 2,
       timeoutMs: 10_000
     })
-    const summary = await Effect.runPromise(
-      runProducer(
-        { mode: "backfill", from: chain.first, to: chain.last, progressMs: 0, prefetch: 4, decodeWorkers: 1 },
-        pipelineDecode
-      ).pipe(Effect.provide(source), Effect.provide(layers))
-    )
+    const summary = await ingestChain({ tk, ch, chain, name: "states", source })
     expect(summary).toMatchObject({ first: chain.first, last: chain.last, deadLetters: 0 })
-    const consumer = Effect.runFork(
-      runConsumer({ groupId: tk.topic("states-sink"), batchRows: 500, batchMs: 200, progressMs: 0 }).pipe(
-        Effect.provide(ClickHouseSink.layer.pipe(Layer.provideMerge(ClickHouse.fromConfig(ch.config)))),
-        Effect.provide(layers)
-      )
-    )
-    await waitForDone(ch.client, chain.last - chain.first + 1)
-    await Effect.runPromise(Fiber.interrupt(consumer))
     app = buildApp({ store: new ClickHouseTxStore(ch.client), config: apiConfig, clock })
   }, 600_000)
 
@@ -183,7 +152,11 @@ describe("pipeline: a generated chain's account states through the toncenter sou
     const decoded = bundles
       .filter((b) => b.mc_seqno >= chain.first)
       .map((b) => assembleBundle(b, chain.network, pipelineDecode).bundle)
-    const traced = assignTraceIds(decoded.map((b) => b.transactions), { get: () => undefined }, "own-hash")
+    const traced = assignTraceIds(
+      decoded.map((b) => b.transactions),
+      { get: () => undefined },
+      "own-hash"
+    )
     const memory = buildApp({
       store: new MemoryTxStore(
         decoded.map((b, k) => ({

@@ -5,18 +5,10 @@
 // (rows sorted; only the columns that name an insert or its time left out, the analytics tables' partial aggregates
 // merged per key), and the API answers every v2 and v3 route for every block byte for byte the same.
 import type { ClickHouseClient } from "@clickhouse/client"
-import { Effect, Fiber, Layer } from "effect"
+import type { Layer } from "effect"
 import type { FastifyInstance } from "fastify"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { buildApp, type ApiAppConfig } from "../../src/api/app.js"
-import { ClickHouse } from "../../src/clickhouse/ClickHouse.js"
-import { runConsumer } from "../../src/consumer/BundleConsumer.js"
-import { KafkaClient } from "../../src/kafka/KafkaClient.js"
-import { Health } from "../../src/ops/Health.js"
-import { Metrics } from "../../src/ops/Metrics.js"
-import { pipelineDecode } from "../../src/producer/assemble.js"
-import { runProducer } from "../../src/producer/Producer.js"
-import { ClickHouseSink } from "../../src/sink/ClickHouseSink.js"
 import { Upstream } from "../../src/source/Upstream.js"
 import { ClickHouseTxStore } from "../../src/store/Store.js"
 import { chainStats, type ChainData } from "../../tools/fake/ChainData.js"
@@ -27,7 +19,8 @@ import { startFakeToncenter, type FakeToncenter } from "../../tools/fake/server.
 import { testClickHouse, testKafka, type TestClickHouse } from "../support/integration.js"
 import { expectedFrom } from "../support/pipeline/chainUpstream.js"
 import { liteserverLayer } from "../support/pipeline/sources.js"
-import { readStored, waitForDone } from "../support/pipeline/stored.js"
+import { ingestChain } from "../support/pipeline/ingest.js"
+import { readStored } from "../support/pipeline/stored.js"
 
 /** Columns that record which insert wrote a row or when: they differ between any two runs. */
 const RUN_COLUMNS = new Set(["insert_id", "inserted_at", "applied_at"])
@@ -118,32 +111,8 @@ describe("pipeline: the toncenter and liteserver sources store and serve the sam
   const ingest = async (name: string, source: Layer.Layer<Upstream>): Promise<TestClickHouse> => {
     const ch = await testClickHouse(`pipeline_sources_${name}`)
     chs.push(ch)
-    const layers = Layer.mergeAll(
-      KafkaClient.layerWith({
-        brokers: tk.brokers,
-        clientId: `pipeline-sources-${name}`,
-        topicPrefix: tk.topic(name),
-        network: chain.network,
-        maxMessageBytes: tk.maxMessageBytes
-      }),
-      Metrics.layerTest,
-      Health.layer
-    )
-    const summary = await Effect.runPromise(
-      runProducer(
-        { mode: "backfill", from: chain.first, to: chain.last, progressMs: 0, prefetch: 4, decodeWorkers: 1 },
-        pipelineDecode
-      ).pipe(Effect.provide(source), Effect.provide(layers))
-    )
+    const summary = await ingestChain({ tk, ch, chain, name, source })
     expect(summary).toMatchObject({ first: chain.first, last: chain.last, deadLetters: 0 })
-    const consumer = Effect.runFork(
-      runConsumer({ groupId: tk.topic(`${name}-sink`), batchRows: 500, batchMs: 200, progressMs: 0 }).pipe(
-        Effect.provide(ClickHouseSink.layer.pipe(Layer.provideMerge(ClickHouse.fromConfig(ch.config)))),
-        Effect.provide(layers)
-      )
-    )
-    await waitForDone(ch.client, chain.last - chain.first + 1)
-    await Effect.runPromise(Fiber.interrupt(consumer))
     return ch
   }
 

@@ -1,32 +1,21 @@
 // The sink writes `account_code_kv` (sql/0141) after a batch's completion markers: the rows equal each account's
 // newest done `latest_account_code` row whatever order batches came in, a replayed batch (already done) changes
 // nothing, and a batch's code rows reach the table even when their blocks were marked done by an earlier attempt.
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ClickHouse } from "../../src/clickhouse/ClickHouse.js"
-import { Metrics } from "../../src/ops/Metrics.js"
-import { ClickHouseSink, type SinkItem } from "../../src/sink/ClickHouseSink.js"
+import type { ClickHouseSink } from "../../src/sink/ClickHouseSink.js"
 import type { MasterchainBundle } from "../../src/ton/record.js"
 import { testClickHouse, type TestClickHouse } from "../support/integration.js"
+import { sinkItem, withSink as withTestSink } from "../support/sink.js"
 import { syntheticBundle } from "../unit/store/records.js"
 
 let handle: TestClickHouse
 
-const item = (bundle: MasterchainBundle): SinkItem => ({ bundle, digest: `d${bundle.mc_seqno}` })
+const item = sinkItem
 const noBeat = () => Promise.resolve()
 
-const withSink = <A>(f: (sink: ClickHouseSink["Type"]) => Effect.Effect<A, unknown>) =>
-  Effect.runPromise(
-    Effect.flatMap(ClickHouseSink, f).pipe(
-      Effect.provide(
-        ClickHouseSink.layer.pipe(
-          Layer.provideMerge(ClickHouse.fromConfig(handle.config)),
-          Layer.provide(Metrics.layerTest)
-        )
-      ),
-      Effect.scoped
-    ) as Effect.Effect<A, unknown, never>
-  )
+/** One sink = one consumer process: `recover` is what it runs at start-up. */
+const withSink = <A>(f: (sink: ClickHouseSink["Type"]) => Effect.Effect<A, unknown>) => withTestSink(handle.config, f)
 
 const query = async <T>(sql: string): Promise<Array<T>> =>
   (await handle.client.query({ query: sql, format: "JSONEachRow" })).json<T>()

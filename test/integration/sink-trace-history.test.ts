@@ -1,29 +1,21 @@
 // A transaction that reaches the sink without a trace id takes its parent's from stored history, whichever batch or
 // consumer process stored the parent: batches whose every transaction carries its id (as the producer publishes
 // them) are written as they came and teach the sink's cache nothing, so the parent is found in `messages`.
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ClickHouse } from "../../src/clickhouse/ClickHouse.js"
-import { Metrics } from "../../src/ops/Metrics.js"
-import { ClickHouseSink, type SinkItem } from "../../src/sink/ClickHouseSink.js"
+import type { ClickHouseSink } from "../../src/sink/ClickHouseSink.js"
 import type { MasterchainBundle, TransactionRecord } from "../../src/ton/record.js"
 import { testClickHouse, type TestClickHouse } from "../support/integration.js"
+import { sinkItem, withSink as withTestSink } from "../support/sink.js"
 import { syntheticBundle } from "../unit/store/records.js"
 
 let handle: TestClickHouse
 
-const item = (bundle: MasterchainBundle): SinkItem => ({ bundle, digest: `d${bundle.mc_seqno}` })
+const item = sinkItem
 const noBeat = () => Promise.resolve()
 
-const withSink = <A>(f: (sink: ClickHouseSink["Type"]) => Effect.Effect<A, unknown>) =>
-  Effect.runPromise(
-    Effect.flatMap(ClickHouseSink, f).pipe(
-      Effect.provide(
-        ClickHouseSink.layer.pipe(Layer.provideMerge(ClickHouse.fromConfig(handle.config)), Layer.provide(Metrics.layerTest))
-      ),
-      Effect.scoped
-    ) as Effect.Effect<A, unknown, never>
-  )
+/** One sink = one consumer process: `recover` is what it runs at start-up. */
+const withSink = <A>(f: (sink: ClickHouseSink["Type"]) => Effect.Effect<A, unknown>) => withTestSink(handle.config, f)
 
 const traced = (b: MasterchainBundle, id: (t: TransactionRecord) => string | null): MasterchainBundle => ({
   ...b,
@@ -45,7 +37,9 @@ const childBundle = (seqno: number): { bundle: MasterchainBundle; child: string 
     bundle: {
       ...b,
       transactions: b.transactions.map((t) =>
-        t === child ? { ...t, trace_id: null, in_msg: { ...t.in_msg!, hash: parentOut.hash } } : { ...t, trace_id: t.hash }
+        t === child
+          ? { ...t, trace_id: null, in_msg: { ...t.in_msg!, hash: parentOut.hash } }
+          : { ...t, trace_id: t.hash }
       )
     }
   }
@@ -93,7 +87,9 @@ describe("trace ids from stored history", () => {
     const unknown = {
       ...b,
       transactions: b.transactions.map((t) =>
-        t === orphan ? { ...t, trace_id: null, in_msg: { ...t.in_msg!, hash: "A".repeat(43) + "=" } } : { ...t, trace_id: t.hash }
+        t === orphan
+          ? { ...t, trace_id: null, in_msg: { ...t.in_msg!, hash: "A".repeat(43) + "=" } }
+          : { ...t, trace_id: t.hash }
       )
     }
     await withSink((s) => s.write([item(unknown)], noBeat))
