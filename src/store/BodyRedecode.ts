@@ -13,6 +13,7 @@ import { Migrations } from "../clickhouse/migrations.js"
 import { installFastCellHash } from "../ton/fastHash.js"
 import { backfillV3Pages } from "./backfillV3Pages.js"
 import { backfillV2Pages } from "./backfillV2Pages.js"
+import { fillAccountCodeKv } from "./accountCodeKv.js"
 import { fillAccountStatesKv } from "./accountStatesKv.js"
 import { redecodeBodies, type RedecodeReport } from "./redecode.js"
 
@@ -60,6 +61,19 @@ export class BodyRedecode extends Context.Tag("ton-exporter/BodyRedecode")<
         (e: unknown) => {
           Runtime.runFork(runtime)(
             Effect.logWarning(`account_states_kv: fill failed, retried at the next start: ${(e as Error)?.message ?? String(e)}`)
+          )
+        }
+      )
+      // Then the key-value copy of each account's newest done code hash (sql/0141), the same way: until it is filled
+      // the v3 address book reads `latest_account_code`; the fill is safe beside this process's own writes of it.
+      if (ch.cluster !== undefined || controller.signal.aborted) return report
+      await fillAccountCodeKv(ch.client).then(
+        (n) => {
+          if (n > 0) log(`account_code_kv: copied the newest done code hash of ${n} accounts`)
+        },
+        (e: unknown) => {
+          Runtime.runFork(runtime)(
+            Effect.logWarning(`account_code_kv: fill failed, retried at the next start: ${(e as Error)?.message ?? String(e)}`)
           )
         }
       )
