@@ -9,6 +9,7 @@ import { backfillV3Pages } from "../src/store/backfillV3Pages.js"
 import { backfillV2Pages } from "../src/store/backfillV2Pages.js"
 import { fillAccountStatesKv } from "../src/store/accountStatesKv.js"
 import { fillAccountCodeKv } from "../src/store/accountCodeKv.js"
+import { fillAccountLookupsKv } from "../src/store/accountLookupsKv.js"
 import { redecodeBodies } from "../src/store/redecode.js"
 import { installFastCellHash } from "../src/ton/fastHash.js"
 
@@ -46,6 +47,15 @@ const program = Effect.gen(function* () {
   if (ch.cluster === undefined) {
     const codes = yield* Effect.promise(() => fillAccountCodeKv(ch.client))
     if (codes > 0) yield* Console.log(`account_code_kv: wrote ${codes} accounts' code hashes`)
+  }
+  // Both again in the one key-value table a v3 page's lookups read (sql/0142), after them; off on a cluster.
+  if (ch.cluster === undefined) {
+    const copied = yield* Effect.promise(() => fillAccountLookupsKv(ch.client))
+    if (copied !== null) {
+      yield* Console.log(
+        `account_lookups_kv: copied ${copied.states} account states and ${copied.accounts} accounts' code hashes`
+      )
+    }
   }
   // Every done block's key-value v3 page row (sql/0131), from stored pieces (stores written before it); off on a
   // cluster (per-node table).

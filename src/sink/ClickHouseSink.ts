@@ -17,7 +17,7 @@ import { Lru } from "../trace/Lru.js"
 import { assignTraceIds, externalParents } from "../trace/traceIds.js"
 import { encoderFor, type RowEncoder } from "./encode.js"
 import { latestAccountCodeRows } from "../flatten/latest_account_code.js"
-import { type CodeKvHooks, writeAccountCodes } from "../store/accountCodeKv.js"
+import { ACCOUNT_CODE_KV, ACCOUNT_LOOKUPS_KV, type CodeKvHooks, writeAccountCodes } from "../store/accountCodeKv.js"
 import { batchDigest, insertToken } from "./tokens.js"
 
 /**
@@ -273,22 +273,25 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
       })
 
     /**
-     * The code hashes' key-value rows (sql/0141) of a batch whose blocks are all done (after the completion markers:
-     * every row is of a done block; src/store/accountCodeKv.ts keeps the newest). Per node, so off on a cluster.
+     * The code hashes' key-value rows of a batch whose blocks are all done (after the completion markers: every row
+     * is of a done block; src/store/accountCodeKv.ts keeps the newest), in `account_code_kv` (sql/0141) and in the
+     * account rows of `account_lookups_kv` (sql/0142), each table by its own guarded puts (the first is read until the
+     * second is filled). Per node, so off on a cluster.
      */
-    const writeCodes = (items: ReadonlyArray<SinkItem>, first: number, last: number) =>
-      ch.cluster !== undefined
-        ? Effect.void
-        : Effect.tryPromise({
-            try: () =>
-              writeAccountCodes(
-                ch.client,
-                items.flatMap((i) => latestAccountCodeRows(i.bundle)),
-                items.map((i) => i.bundle.mc_seqno),
-                options.codeKvHooks
-              ),
-            catch: failed(`account_code_kv (mc ${first}..${last})`)
-          }).pipe(Effect.asVoid)
+    const writeCodes = (items: ReadonlyArray<SinkItem>, first: number, last: number) => {
+      if (ch.cluster !== undefined) return Effect.void
+      const rows = items.flatMap((i) => latestAccountCodeRows(i.bundle))
+      const seqnos = items.map((i) => i.bundle.mc_seqno)
+      return Effect.forEach(
+        [ACCOUNT_CODE_KV, ACCOUNT_LOOKUPS_KV],
+        (table) =>
+          Effect.tryPromise({
+            try: () => writeAccountCodes(ch.client, rows, seqnos, options.codeKvHooks, table),
+            catch: failed(`${table.name} (mc ${first}..${last})`)
+          }),
+        { discard: true }
+      )
+    }
 
     const writeOnce = (sorted: ReadonlyArray<SinkItem>, heartbeat: () => Promise<void>, group: WriteScope | undefined) =>
       Effect.gen(function* () {

@@ -14,6 +14,7 @@ import { installFastCellHash } from "../ton/fastHash.js"
 import { backfillV3Pages } from "./backfillV3Pages.js"
 import { backfillV2Pages } from "./backfillV2Pages.js"
 import { fillAccountCodeKv } from "./accountCodeKv.js"
+import { fillAccountLookupsKv } from "./accountLookupsKv.js"
 import { fillAccountStatesKv } from "./accountStatesKv.js"
 import { redecodeBodies, type RedecodeReport } from "./redecode.js"
 
@@ -74,6 +75,22 @@ export class BodyRedecode extends Context.Tag("ton-exporter/BodyRedecode")<
         (e: unknown) => {
           Runtime.runFork(runtime)(
             Effect.logWarning(`account_code_kv: fill failed, retried at the next start: ${(e as Error)?.message ?? String(e)}`)
+          )
+        }
+      )
+      // Then both again in the one key-value table a v3 page's lookups read (sql/0142), the same way: until it is
+      // filled pages read the two tables above; it needs `account_states_kv` filled, so it fails (and is retried at
+      // the next start) when that fill did.
+      if (ch.cluster !== undefined || controller.signal.aborted) return report
+      await fillAccountLookupsKv(ch.client).then(
+        (n) => {
+          if (n !== null) {
+            log(`account_lookups_kv: copied ${n.states} account states and ${n.accounts} accounts' code hashes`)
+          }
+        },
+        (e: unknown) => {
+          Runtime.runFork(runtime)(
+            Effect.logWarning(`account_lookups_kv: fill failed, retried at the next start: ${(e as Error)?.message ?? String(e)}`)
           )
         }
       )

@@ -55,6 +55,9 @@ export const STATES_KV_FILLED = ""
 /** The key of the `account_code_kv` row that records the table filled (no account is empty). */
 export const CODE_KV_FILLED = ""
 
+/** The key of the `account_lookups_kv` row that records the table filled (no state hash or account is empty). */
+export const LOOKUPS_KV_FILLED = ""
+
 // How long a store whose `account_states_kv` is not filled yet reads `account_states` before asking again.
 const STATES_KV_RETRY_MS = 10_000
 
@@ -262,6 +265,8 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
   private statesKvFilled = false
   // Whether `account_code_kv` was seen filled (it stays so): the address book's code hashes are then read from it.
   private codesKvFilled = false
+  // Whether `account_lookups_kv` was seen filled (it stays so): a page's lookups are then one read of it alone.
+  private lookupsKvFilled = false
   private statesKvRetryAt = 0
   private readonly v3Pages: SharedStatements<V3PageAsk, Array<Buffer> | null>
   private readonly lookups: SharedStatements<{ hashes: Set<string>; book: Set<string> }, LookupsAnswer>
@@ -683,6 +688,7 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
   private async v3LookupsKvRows(
     asks: ReadonlyArray<{ hashes: Set<string>; book: Set<string> }>
   ): Promise<Array<LookupsAnswer>> {
+    if (this.lookupsKvFilled) return this.v3LookupsOneKv(asks)
     const hashes = new Set<string>(this.statesKvFilled ? [] : [STATES_KV_FILLED])
     const book = new Set<string>()
     for (const a of asks) {
@@ -705,18 +711,23 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
        SELECT 1, account, mc_seqno, ifNull(toString(code_hash), '') FROM latest_account_code
        WHERE account IN ${strKeys([...book])}`)) +
         `
+       UNION ALL
+       SELECT 3, key, 0, '' FROM account_lookups_kv WHERE key IN ${strKeys([LOOKUPS_KV_FILLED])}
        SETTINGS enable_analyzer = 0
        FORMAT TabSeparatedRaw`
     )
     let filled = this.statesKvFilled
     let codesKvFilled = codesFilled
+    let lookupsFilled = false
     const kvCodes = new Map<string, string | null>()
     const states = new Map<string, AccountStateRecord>()
     const codeRows = new Map<string, Array<CodeRow>>()
     // no field holds a raw tab or newline: hashes, addresses, digits, and JSON text (which escapes both)
     for (const line of tsvLines(text)) {
       const f = splitFields(line, 4)
-      if (f[0] === "1") {
+      if (f[0] === "3") {
+        lookupsFilled = true
+      } else if (f[0] === "1") {
         const rows = codeRows.get(f[1]!) ?? []
         rows.push({ key: f[1]!, code_hash: f[3] === "" ? null : f[3]!, mc: Number(f[2]) })
         codeRows.set(f[1]!, rows)
@@ -730,6 +741,8 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
       }
     }
     if (codesKvFilled) this.codesKvFilled = true
+    // its fill wrote the marker after copying both tables' rows: from the next statement on, one read of it serves
+    if (lookupsFilled) this.lookupsKvFilled = true
     return asks.map((a) => {
       const own = new Map<string, AccountStateRecord>()
       for (const h of a.hashes) {
@@ -746,6 +759,54 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
       }
       const ownCodes = [...a.book].flatMap((account) => codeRows.get(account) ?? [])
       return { filled, states: own, codeRows: ownCodes, codes: null }
+    })
+  }
+
+  /**
+   * The lookups of several pages once `account_lookups_kv` (sql/0142) is filled: one multi-get of all their state
+   * hashes and book addresses, as raw tab-separated text (key, then the state's JSON or the code hash, '' for none).
+   * A key is a state hash or an account, never both (see the table), so each page takes back the rows of its own keys
+   * as `v3LookupsKvRows` does; the account rows are each already the newest done report.
+   */
+  private async v3LookupsOneKv(
+    asks: ReadonlyArray<{ hashes: Set<string>; book: Set<string> }>
+  ): Promise<Array<LookupsAnswer>> {
+    const keys = new Set<string>()
+    for (const a of asks) {
+      for (const h of a.hashes) keys.add(h)
+      for (const b of a.book) keys.add(b)
+    }
+    const text = await this.text(
+      `SELECT key, value FROM account_lookups_kv WHERE key IN ${strKeys([...keys])}
+       SETTINGS enable_analyzer = 0
+       FORMAT TabSeparatedRaw`
+    )
+    const values = new Map<string, string>()
+    // no field holds a raw tab or newline: hashes, addresses, and JSON text (which escapes both)
+    for (const line of tsvLines(text)) {
+      const tab = line.indexOf("\t")
+      if (tab < 0) throw new Error("account_lookups_kv: a line with 1 field, 2 expected")
+      values.set(line.slice(0, tab), line.slice(tab + 1))
+    }
+    const states = new Map<string, AccountStateRecord>()
+    return asks.map((a) => {
+      const own = new Map<string, AccountStateRecord>()
+      for (const h of a.hashes) {
+        let state = states.get(h)
+        if (state === undefined) {
+          const value = values.get(h)
+          if (value === undefined) continue
+          state = stateRecord(h, JSON.parse(value) as StateKvValue)
+          states.set(h, state)
+        }
+        own.set(h, state)
+      }
+      const codes = new Map<string, string | null>()
+      for (const account of a.book) {
+        const code = values.get(account)
+        if (code !== undefined) codes.set(account, code === "" ? null : code)
+      }
+      return { filled: true, states: own, codeRows: [], codes }
     })
   }
 

@@ -23,6 +23,34 @@ import { CODE_KV_FILLED } from "./Store.js"
 
 export { CODE_KV_FILLED }
 
+/**
+ * A key-value table that holds per account its newest done code row: `account_code_kv` (sql/0141), or the account rows
+ * of `account_lookups_kv` (sql/0142, whose state rows, keyed by hash, never meet an account key). Each table is
+ * written by its own guarded puts and checks, so the argument above holds for each on its own.
+ */
+export interface CodeKvTable {
+  readonly name: string
+  readonly key: string
+  readonly code: string
+  /** The stored form of a code hash (NULL, an account that lost its code, as the table keeps it). */
+  readonly literal: (code: string | null) => string
+}
+
+export const ACCOUNT_CODE_KV: CodeKvTable = {
+  name: "account_code_kv",
+  key: "account",
+  code: "code_hash",
+  literal: (c) => (c === null ? "NULL" : str(c))
+}
+
+/** `account_lookups_kv`'s account rows: the code hash as text, '' for NULL (a code hash is never empty). */
+export const ACCOUNT_LOOKUPS_KV: CodeKvTable = {
+  name: "account_lookups_kv",
+  key: "key",
+  code: "value",
+  literal: (c) => str(c ?? "")
+}
+
 export interface CodeKvRow {
   readonly account: string
   readonly mc_seqno: number
@@ -56,11 +84,10 @@ export const newestPerAccount = (candidates: Iterable<CodeKvRow>): Map<string, C
   return out
 }
 
-const codeLiteral = (c: string | null): string => (c === null ? "NULL" : str(c))
-
 /** Writes the candidates newer than the stored rows of their accounts; returns the rows written. */
 const put = async (
   client: ClickHouseClient,
+  table: CodeKvTable,
   candidates: ReadonlyArray<CodeKvRow>,
   hooks: CodeKvHooks
 ): Promise<Array<CodeKvRow>> => {
@@ -69,7 +96,8 @@ const put = async (
     const stored = new Map<string, number>()
     for (const r of await rows<{ account: string; m: number }>(
       client,
-      `SELECT account, mc_seqno AS m FROM account_code_kv WHERE account IN ${strKeys(part.map((c) => c.account))}`
+      `SELECT ${table.key} AS account, mc_seqno AS m FROM ${table.name}
+       WHERE ${table.key} IN ${strKeys(part.map((c) => c.account))}`
     )) {
       stored.set(r.account, Number(r.m))
     }
@@ -80,8 +108,8 @@ const put = async (
     if (hooks.beforePut) await hooks.beforePut()
     if (newer.length === 0) continue
     await client.command({
-      query: `INSERT INTO account_code_kv (account, mc_seqno, code_hash) VALUES ${newer
-        .map((c) => `(${str(c.account)}, ${uint32(c.mc_seqno)}, ${codeLiteral(c.code_hash)})`)
+      query: `INSERT INTO ${table.name} (${table.key}, mc_seqno, ${table.code}) VALUES ${newer
+        .map((c) => `(${str(c.account)}, ${uint32(c.mc_seqno)}, ${table.literal(c.code_hash)})`)
         .join(", ")}`
     })
     written.push(...newer)
@@ -133,12 +161,13 @@ const newestDone = async (
  */
 const settle = async (
   client: ClickHouseClient,
+  table: CodeKvTable,
   accounts: ReadonlyArray<string> | null,
   floor: number,
   hooks: CodeKvHooks
 ): Promise<number> => {
   let before = await doneAbove(client, floor)
-  let written = (await put(client, await newestDone(client, accounts, floor), hooks)).length
+  let written = (await put(client, table, await newestDone(client, accounts, floor), hooks)).length
   for (;;) {
     if (hooks.beforeCheck) await hooks.beforeCheck()
     const after = await doneAbove(client, floor)
@@ -155,7 +184,9 @@ const settle = async (
       }
     }
     before = after
-    if (touched.length > 0) written += (await put(client, await newestDone(client, touched, floor), hooks)).length
+    if (touched.length > 0) {
+      written += (await put(client, table, await newestDone(client, touched, floor), hooks)).length
+    }
   }
 }
 
@@ -169,11 +200,12 @@ export const writeAccountCodes = async (
   client: ClickHouseClient,
   batchRows: Iterable<CodeKvRow>,
   batchSeqnos: ReadonlyArray<number>,
-  hooks: CodeKvHooks = {}
+  hooks: CodeKvHooks = {},
+  table: CodeKvTable = ACCOUNT_CODE_KV
 ): Promise<number> => {
   const candidates = [...newestPerAccount(batchRows).values()]
   if (candidates.length === 0) return 0
-  const newest = await put(client, candidates, hooks)
+  const newest = await put(client, table, candidates, hooks)
   let written = newest.length
   if (written === 0) return 0
   if (hooks.beforeCheck) await hooks.beforeCheck()
@@ -191,6 +223,7 @@ export const writeAccountCodes = async (
   // below the floor nothing can be newer than what was written; the floor bounds every marker scan
   written += await settle(
     client,
+    table,
     stale.map((r) => r.account),
     staleFloor,
     hooks
@@ -215,14 +248,15 @@ export const accountCodeKvFilled = async (client: ClickHouseClient): Promise<boo
 export const fillAccountCodeKv = async (client: ClickHouseClient, hooks: CodeKvHooks = {}): Promise<number> => {
   if (await accountCodeKvFilled(client)) return 0
   // `mc_seqno > floor` with floor 0 would leave out block 0: the fill starts below every seqno
-  const written = await settleAll(client, hooks)
+  const written = await settleAll(client, ACCOUNT_CODE_KV, hooks)
   await client.command({
     query: `INSERT INTO account_code_kv (account, mc_seqno, code_hash) VALUES (${str(CODE_KV_FILLED)}, 0, NULL)`
   })
   return written
 }
 
-const settleAll = async (client: ClickHouseClient, hooks: CodeKvHooks): Promise<number> => {
+/** Puts every account's newest done code row into `table` (see `settle`); returns the rows written. */
+export const settleAll = async (client: ClickHouseClient, table: CodeKvTable, hooks: CodeKvHooks): Promise<number> => {
   // Seqno 0 is a block like any other: settle's bounds are exclusive, so its rows are put first on their own.
   const zero = await rows<{ account: string; c: string | null }>(
     client,
@@ -232,9 +266,10 @@ const settleAll = async (client: ClickHouseClient, hooks: CodeKvHooks): Promise<
   const written = (
     await put(
       client,
+      table,
       zero.map((r) => ({ account: r.account, mc_seqno: 0, code_hash: r.c })),
       hooks
     )
   ).length
-  return written + (await settle(client, null, 0, hooks))
+  return written + (await settle(client, table, null, 0, hooks))
 }

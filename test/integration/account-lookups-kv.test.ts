@@ -1,0 +1,244 @@
+/**
+ * The one key-value table of a v3 page's lookups (`account_lookups_kv`, sql/0142) on the real engine. A store written
+ * before it (the real mainnet sample and generated blocks, several code reports per account, one of a block never
+ * done, an account that lost its code; `account_states_kv` and `account_code_kv` filled) migrates: the migration adds
+ * the table, pages read the two tables until the fill's marker is seen, the fill copies both (its rows equal theirs;
+ * it waits for `account_states_kv`'s own fill), and from then on a page's lookups are one read of the new table alone,
+ * with pages and API answers identical to what the row tables give. Rows stored after the migration (states through
+ * the view, code rows through the consumer's guarded puts) reach it too.
+ */
+import type { FastifyInstance } from "fastify"
+import { copyFileSync, mkdtempSync, readdirSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { buildApp, type ApiAppConfig } from "../../src/api/app.js"
+import { applyMigrations, defaultMigrationsDir } from "../../src/clickhouse/migrations.js"
+import { flattenBundles, INSERT_ORDER, type TableRows } from "../../src/flatten/index.js"
+import { latestAccountCodeRows } from "../../src/flatten/latest_account_code.js"
+import {
+  ACCOUNT_LOOKUPS_KV,
+  type CodeKvRow,
+  fillAccountCodeKv,
+  writeAccountCodes
+} from "../../src/store/accountCodeKv.js"
+import { accountLookupsKvFilled, fillAccountLookupsKv } from "../../src/store/accountLookupsKv.js"
+import { fillAccountStatesKv } from "../../src/store/accountStatesKv.js"
+import { backfillV3Pages } from "../../src/store/backfillV3Pages.js"
+import { v3Tail } from "../../src/store/pages.js"
+import { ClickHouseTxStore, clientReader, type ReadConnection } from "../../src/store/Store.js"
+import type { MasterchainBundle } from "../../src/ton/record.js"
+import { testClickHouse, type TestClickHouse } from "../support/integration.js"
+import { realBundle, syntheticBundle } from "../unit/store/records.js"
+
+const config: ApiAppConfig = { network: "mainnet", api: { keys: [], rateLimit: 0 }, cacheBytes: 0 }
+const clock = { nowMs: () => 1724745562699, random: () => 0.5335802192168009 }
+const NEW_MIGRATION = "0142_create_account_lookups_kv.sql"
+
+const code = (s: string): string => Buffer.from(s.padEnd(32, ".").slice(0, 32)).toString("base64")
+const before: ReadonlyArray<MasterchainBundle> = [realBundle(), syntheticBundle(801), syntheticBundle(802)]
+// stored after the migration and the fill, as a consumer stores them
+const after: ReadonlyArray<MasterchainBundle> = [syntheticBundle(803), syntheticBundle(804)]
+const accounts801 = Object.keys(before[1]!.code_hashes)
+// Later reports of 801's accounts: one of done block 802 (one account loses its code there), one of block 900,
+// never done, and an older one of done block 1.
+const extra: ReadonlyArray<CodeKvRow> = accounts801.flatMap((account, i) => [
+  { account, mc_seqno: 1, code_hash: code(`old ${i}`) },
+  { account, mc_seqno: 802, code_hash: i === 0 ? null : code(`newest ${i}`) },
+  { account, mc_seqno: 900, code_hash: code(`never done ${i}`) }
+])
+
+let ch: TestClickHouse
+let oldSql: string
+let plain: ClickHouseTxStore
+let fromPlain: FastifyInstance
+
+const query = async <T>(sql: string): Promise<Array<T>> =>
+  (await ch.client.query({ query: sql, format: "JSONEachRow" })).json<T>()
+
+const insert = async (batch: TableRows) => {
+  for (const table of INSERT_ORDER) {
+    if (batch[table].length === 0) continue
+    await ch.client.insert<object>({ table, values: batch[table], format: "JSONEachRow" })
+  }
+}
+// One insert per masterchain block, as the consumer writes them (an insert folds its own rows of one account).
+const insertCodes = async (rows: ReadonlyArray<CodeKvRow>) => {
+  for (const mc of new Set(rows.map((r) => r.mc_seqno))) {
+    const values = rows.filter((r) => r.mc_seqno === mc)
+    await ch.client.insert<object>({ table: "latest_account_code", values, format: "JSONEachRow" })
+  }
+}
+const markDone = (...seqnos: Array<number>) =>
+  ch.client.insert<object>({
+    table: "mc_blocks_done",
+    values: seqnos.map((mc_seqno) => ({ mc_seqno, block_count: 0, tx_count: 0 })),
+    format: "JSONEachRow"
+  })
+
+/** A store over a reader that records its statements. */
+const recording = () => {
+  const statements: Array<string> = []
+  const inner = clientReader(ch.client)
+  const reader: ReadConnection = {
+    jsonEachRow: async (sql) => (statements.push(sql), inner.jsonEachRow(sql)),
+    text: async (sql) => (statements.push(sql), inner.text(sql)),
+    bytes: async (sql) => (statements.push(sql), inner.bytes(sql))
+  }
+  return { store: new ClickHouseTxStore([reader]), statements }
+}
+
+const pagesOf = async (store: ClickHouseTxStore, bundles: ReadonlyArray<MasterchainBundle>) => {
+  const out: Array<unknown> = []
+  for (const b of bundles) {
+    for (const shape of [
+      { limit: 1000, offset: 0, sort: "desc" as const },
+      { limit: 1000, offset: 0, sort: "asc" as const },
+      { limit: 3, offset: 2, sort: "asc" as const }
+    ]) {
+      const page = await store.v3PageText(b.mc_seqno, shape, true)
+      expect(page, `${b.mc_seqno}`).not.toBeNull()
+      // as it renders: a hash-only state and an absent one render alike (only the row tables' path lists the former)
+      out.push({
+        seqno: b.mc_seqno,
+        shape,
+        txs: page!.txs.map((t) => [t.before, t.after, t.v3.toString("latin1")]),
+        tails: page!.txs.map((t) => v3Tail(t.before, t.after, page!.states)),
+        book: page!.book,
+        codes: [...page!.codeHashes].sort(([a], [b]) => a.localeCompare(b))
+      })
+    }
+  }
+  return out
+}
+
+const sameApi = async (app: FastifyInstance, bundles: ReadonlyArray<MasterchainBundle>) => {
+  for (const b of bundles) {
+    for (const q of ["", "&sort=asc", "&limit=3&offset=2"]) {
+      const url = `/api/v3/masterchainBlockShardState?seqno=${b.mc_seqno}${q}`
+      const [a, p] = await Promise.all([app.inject(url), fromPlain.inject(url)])
+      expect(a.statusCode, url).toBe(200)
+      expect(a.body, url).toBe(p.body)
+    }
+  }
+}
+
+/** The lookups statements among `statements` (the ones that read a state or code table). */
+const lookupStatements = (statements: ReadonlyArray<string>) =>
+  statements.filter((s) => /account_(states|code|lookups)_kv|account_states|latest_account_code/.test(s))
+
+const stateRows = async (table: "account_states_kv" | "account_lookups_kv") =>
+  query<{ k: string; v: string }>(
+    table === "account_states_kv"
+      ? "SELECT hash AS k, state AS v FROM account_states_kv WHERE hash != '' ORDER BY k"
+      : "SELECT key AS k, value AS v FROM account_lookups_kv WHERE key != '' AND mc_seqno = 0 ORDER BY k"
+  )
+const codeRows = async (table: "account_code_kv" | "account_lookups_kv") =>
+  query<{ k: string; m: number; v: string }>(
+    table === "account_code_kv"
+      ? `SELECT account AS k, mc_seqno AS m, ifNull(toString(code_hash), '') AS v FROM account_code_kv
+         WHERE account != '' ORDER BY k`
+      : "SELECT key AS k, mc_seqno AS m, value AS v FROM account_lookups_kv WHERE key LIKE '%:%' ORDER BY k"
+  )
+
+beforeAll(async () => {
+  // a store as the build before sql/0142 left it: every migration but that one
+  oldSql = mkdtempSync(join(tmpdir(), "old-sql-"))
+  for (const name of readdirSync(defaultMigrationsDir)) {
+    if (name.endsWith(".sql") && name !== NEW_MIGRATION)
+      copyFileSync(join(defaultMigrationsDir, name), join(oldSql, name))
+  }
+  ch = await testClickHouse("lookupskv", { migrate: false })
+  await applyMigrations(ch.client, oldSql)
+  // Merges keep one row per account, the newest, done or not: the rows of a block never done would hide the done
+  // ones from every path alike (in a running store such rows are removed or become done).
+  await ch.client.command({ query: "SYSTEM STOP MERGES latest_account_code" })
+  await insert(flattenBundles(before))
+  await insertCodes(extra)
+  await markDone(1)
+  await backfillV3Pages(ch.client)
+  await fillAccountStatesKv(ch.client)
+  await fillAccountCodeKv(ch.client)
+  plain = new ClickHouseTxStore(ch.client, { pageKv: false })
+  fromPlain = buildApp({ store: plain, config, clock })
+}, 120_000)
+
+afterAll(async () => {
+  await fromPlain?.close()
+  await ch?.close()
+  if (oldSql !== undefined) rmSync(oldSql, { recursive: true, force: true })
+})
+
+describe("account_lookups_kv", () => {
+  it("a store written before it migrates: the table is added; pages read the two tables until it is filled", async () => {
+    const report = await applyMigrations(ch.client)
+    expect(report.applied).toEqual([NEW_MIGRATION])
+    expect(await accountLookupsKvFilled(ch.client)).toBe(false)
+    const { store, statements } = recording()
+    expect(await pagesOf(store, before)).toEqual(await pagesOf(plain, before))
+    const lookups = lookupStatements(statements)
+    expect(lookups.length).toBeGreaterThan(0)
+    for (const s of lookups) expect(s).toMatch(/FROM account_states_kv[\s\S]*FROM account_code_kv/)
+  })
+
+  it("the fill waits for account_states_kv's own fill", async () => {
+    await ch.client.command({ query: "ALTER TABLE account_states_kv DELETE WHERE hash = ''" })
+    await expect(fillAccountLookupsKv(ch.client)).rejects.toThrow(/account_states_kv is not filled/)
+    expect(await accountLookupsKvFilled(ch.client)).toBe(false)
+    await fillAccountStatesKv(ch.client)
+  })
+
+  it("the fill copies the states and each account's newest done code row, and marks the table filled", async () => {
+    const states = await stateRows("account_states_kv")
+    const codes = await codeRows("account_code_kv")
+    expect(states.length).toBeGreaterThan(0)
+    expect(codes.find((r) => r.k === accounts801[0])).toEqual({ k: accounts801[0], m: 802, v: "" })
+    expect(await fillAccountLookupsKv(ch.client)).toEqual({ states: states.length, accounts: codes.length })
+    expect(await accountLookupsKvFilled(ch.client)).toBe(true)
+    expect(await stateRows("account_lookups_kv")).toEqual(states)
+    expect(await codeRows("account_lookups_kv")).toEqual(codes)
+    expect(await fillAccountLookupsKv(ch.client)).toBeNull()
+  })
+
+  it("once filled, a page's lookups are one read of account_lookups_kv alone; the same pages and answers", async () => {
+    const { store, statements } = recording()
+    // the first lookups statement sees the marker
+    await store.v3PageText(before[0]!.mc_seqno, { limit: 1000, offset: 0, sort: "desc" }, true)
+    statements.length = 0
+    expect(await pagesOf(store, before)).toEqual(await pagesOf(plain, before))
+    const lookups = lookupStatements(statements)
+    expect(lookups.length).toBeGreaterThan(0)
+    for (const s of lookups) {
+      expect(s).toMatch(/FROM account_lookups_kv WHERE key IN/)
+      expect(s).not.toMatch(/UNION|account_states|account_code_kv|latest_account_code/)
+    }
+    const app = buildApp({ store: new ClickHouseTxStore(ch.client), config, clock })
+    try {
+      await sameApi(app, before)
+      await sameApi(app, before)
+    } finally {
+      await app.close()
+    }
+  })
+
+  it("rows stored after the fill reach it: states through the view, code rows through the guarded puts", async () => {
+    const batch = flattenBundles(after)
+    await insert(batch)
+    await markDone(...after.map((b) => b.mc_seqno))
+    const rows = after.flatMap((b) => latestAccountCodeRows(b))
+    const seqnos = after.map((b) => b.mc_seqno)
+    await writeAccountCodes(ch.client, rows, seqnos)
+    await writeAccountCodes(ch.client, rows, seqnos, {}, ACCOUNT_LOOKUPS_KV)
+    await backfillV3Pages(ch.client)
+    // the view's JSON is the engine's `state` of sql/0134 byte for byte
+    expect(await stateRows("account_lookups_kv")).toEqual(await stateRows("account_states_kv"))
+    expect(await codeRows("account_lookups_kv")).toEqual(await codeRows("account_code_kv"))
+    const newStates = batch.account_states_kv.length
+    expect(newStates).toBeGreaterThan(0)
+    const { store, statements } = recording()
+    await store.v3PageText(before[0]!.mc_seqno, { limit: 1000, offset: 0, sort: "desc" }, true)
+    statements.length = 0
+    expect(await pagesOf(store, after)).toEqual(await pagesOf(plain, after))
+    for (const s of lookupStatements(statements)) expect(s).not.toMatch(/UNION/)
+  })
+})
