@@ -2,7 +2,8 @@
 // (BENCH_STORE_DIR; a copy: the engine writes to it): floors (`SELECT 1`, a key lookup that finds nothing), the
 // statements of a lone page (a v2 row, a v3 page's lines, its lookups, a marker check) for BENCH_BLOCKS (200) random
 // masterchain blocks, the same row asked again (the engine's caches warm), the v2 row as the default analyzer plans
-// it, and the lookups' keys all in one key-value read (what a single-table lookup would cost). BENCH_VARIANTS lists ways to run them,
+// it, and the lookups' keys all in one key-value read (`account_lookups_kv`, sql/0142, where the store has it; else
+// `account_states_kv`: what a single-table lookup costs). BENCH_VARIANTS lists ways to run them,
 // separated by "|": `async` (queryAsync, as the API) or `sync` (query, on this thread), optionally followed by ":" and
 // settings the variant's own session gets beyond the API's ("async|sync|async:SET enable_analyzer = 0"). Variants
 // alternate statement by statement, so they share the machine's load; BENCH_STATEMENTS picks statements by name
@@ -59,16 +60,30 @@ const pageKeys = blocks.map((n) => {
   const text = s.query(v3Page(n), "TabSeparatedRaw")
   return keysOfLines(text.slice(text.indexOf("\t", text.indexOf("\t") + 1) + 1))
 })
+// the lookups as main read them before sql/0142 (the union of the two key-value tables), and as one read of
+// `account_lookups_kv` (sql/0142) on a store that has it; else the same keys in one read of `account_states_kv` (what a
+// single-table lookup costs, not an answer)
 const lookups = pageKeys.map(({ hashes, book }) =>
   `SELECT 0 AS kind, hash AS key, toUInt32(0) AS mc, state FROM account_states_kv WHERE hash IN ${strArray([...hashes])}
    UNION ALL
-   SELECT 1, account, mc_seqno, ifNull(toString(code_hash), '') FROM latest_account_code WHERE account IN ${strArray([...book])}
+   SELECT 2, account, mc_seqno, ifNull(toString(code_hash), '') FROM account_code_kv
+   WHERE account IN ${strArray([...book])}
    SETTINGS enable_analyzer = 0 FORMAT TabSeparatedRaw`
 )
-// the same keys in ONE key-value read (no such table holds code rows: what a single-table lookup would cost)
+const hasLookupsKv =
+  s
+    .query(
+      "SELECT count() FROM system.tables WHERE database = currentDatabase() AND name = 'account_lookups_kv'",
+      "CSV"
+    )
+    .trim() === "1"
 const lookupsOneTable = pageKeys.map(({ hashes, book }) =>
-  `SELECT 0 AS kind, hash AS key, toUInt32(0) AS mc, state FROM account_states_kv WHERE hash IN ${strArray([...hashes, ...book])}
-   SETTINGS enable_analyzer = 0 FORMAT TabSeparatedRaw`
+  hasLookupsKv
+    ? `SELECT key, value FROM account_lookups_kv WHERE key IN ${strArray([...hashes, ...book])}
+       SETTINGS enable_analyzer = 0 FORMAT TabSeparatedRaw`
+    : `SELECT 0 AS kind, hash AS key, toUInt32(0) AS mc, state FROM account_states_kv
+       WHERE hash IN ${strArray([...hashes, ...book])}
+       SETTINGS enable_analyzer = 0 FORMAT TabSeparatedRaw`
 )
 const statements: Record<string, (i: number) => string> = {
   "select 1": () => "SELECT 1 FORMAT TabSeparatedRaw",
