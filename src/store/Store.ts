@@ -683,7 +683,8 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
    * seqno, then the state's JSON or the code hash, '' for none); each page takes back the rows of its own keys. Until
    * a table is known filled (its row with the empty key, written by its fill after every row stored before it), that
    * key is asked too: without the states' one no page's answer is `filled`, without the codes' one the code hashes
-   * come from the `latest_account_code` rows, asked beside it, as `codeHashes` takes them.
+   * come from the `latest_account_code` rows, asked beside it, as `codeHashes` takes them. The marker of
+   * `account_lookups_kv` (sql/0142) is asked too: once seen, the lookups are one read of that table (`v3LookupsOneKv`).
    */
   private async v3LookupsKvRows(
     asks: ReadonlyArray<{ hashes: Set<string>; book: Set<string> }>

@@ -3,13 +3,14 @@
  * random blocks fired at once, with page shapes (offsets, limits, orders: one statement serves several), address
  * books and cursors mixed, the same page twice and one block in several shapes, answer byte for byte what each
  * answers alone (a store that shares nothing, one request at a time), before and after `account_states_kv` is
- * filled, with a block that has no key-value row and an unknown block among them; and the shared statements did
+ * filled and after `account_lookups_kv` is, with a block that has no key-value row and an unknown block among them; and the shared statements did
  * hold several requests. A failing statement fails only the requests that fail alone, with the error they get alone.
  */
 import type { FastifyInstance } from "fastify"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { buildApp, type ApiAppConfig } from "../../src/api/app.js"
 import { flattenBundles, INSERT_ORDER, type TableRows } from "../../src/flatten/index.js"
+import { fillAccountLookupsKv } from "../../src/store/accountLookupsKv.js"
 import { fillAccountStatesKv } from "../../src/store/accountStatesKv.js"
 import { deleteV3Pages } from "../../src/store/backfillV3Pages.js"
 import { ClickHouseTxStore, clientReader, type ReadConnection } from "../../src/store/Store.js"
@@ -243,5 +244,26 @@ describe("statements shared by concurrent page reads", () => {
     expect(errors).toBeLessThan(expected.length / 2)
     expect(Math.max(...groupSizes(statements, "v3_pages"))).toBeGreaterThan(1)
     expect(Math.max(...groupSizes(statements, "v2_pages"))).toBeGreaterThan(1)
+  })
+
+  // last: from here on pages read the lookups from account_lookups_kv alone
+  it("answers after account_lookups_kv is filled what each request answers alone", async () => {
+    await fillAccountStatesKv(ch.client)
+    expect(await fillAccountLookupsKv(ch.client)).not.toBeNull()
+    const statements: Array<string> = []
+    const shared = buildApp({ store: sharedStore(reader(statements)), config, clock })
+    const alone = buildApp({ store: aloneStore(), config, clock })
+    try {
+      for (const seed of [1, 2, 3]) await concurrentlyAsAlone(shared, alone, 96, seed)
+      // the lookups of several pages went out as one read of the table, with no other table beside it
+      const lookups = statements.filter(
+        (s) => s.includes("FROM account_lookups_kv WHERE key IN") && !s.includes("UNION")
+      )
+      expect(lookups.length).toBeGreaterThan(0)
+      expect(Math.max(...groupSizes(lookups, "account_lookups_kv"))).toBeGreaterThan(2 * 40)
+    } finally {
+      await shared.close()
+      await alone.close()
+    }
   })
 })
