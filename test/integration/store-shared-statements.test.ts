@@ -3,8 +3,9 @@
  * random blocks fired at once, with page shapes (offsets, limits, orders: one statement serves several), address
  * books and cursors mixed, the same page twice and one block in several shapes, answer byte for byte what each
  * answers alone (a store that shares nothing, one request at a time), before and after `account_states_kv` is
- * filled and after `account_lookups_kv` is, with a block that has no key-value row and an unknown block among them; and the shared statements did
- * hold several requests. A failing statement fails only the requests that fail alone, with the error they get alone.
+ * filled and after `account_lookups_kv` is, with a block that has no key-value row and an unknown block among them;
+ * and the shared statements did hold several requests. A failing statement fails only the requests that fail alone,
+ * with the error they get alone.
  */
 import type { FastifyInstance } from "fastify"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
