@@ -14,7 +14,7 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { buildApp, type ApiAppConfig } from "../../src/api/app.js"
 import { applyMigrations, defaultMigrationsDir } from "../../src/clickhouse/migrations.js"
-import { flattenBundles, INSERT_ORDER, type TableRows } from "../../src/flatten/index.js"
+import { flattenBundles } from "../../src/flatten/index.js"
 import { latestAccountCodeRows } from "../../src/flatten/latest_account_code.js"
 import {
   ACCOUNT_LOOKUPS_KV,
@@ -28,6 +28,7 @@ import { backfillV3Pages } from "../../src/store/backfillV3Pages.js"
 import { v3Tail } from "../../src/store/pages.js"
 import { ClickHouseTxStore, clientReader, type ReadConnection } from "../../src/store/Store.js"
 import type { MasterchainBundle } from "../../src/ton/record.js"
+import { code, storeWriter } from "../support/codeRows.js"
 import { testClickHouse, type TestClickHouse } from "../support/integration.js"
 import { realBundle, syntheticBundle } from "../unit/store/records.js"
 
@@ -35,7 +36,6 @@ const config: ApiAppConfig = { network: "mainnet", api: { keys: [], rateLimit: 0
 const clock = { nowMs: () => 1724745562699, random: () => 0.5335802192168009 }
 const NEW_MIGRATION = "0142_create_account_lookups_kv.sql"
 
-const code = (s: string): string => Buffer.from(s.padEnd(32, ".").slice(0, 32)).toString("base64")
 const before: ReadonlyArray<MasterchainBundle> = [realBundle(), syntheticBundle(801), syntheticBundle(802)]
 // stored after the migration and the fill, as a consumer stores them
 const after: ReadonlyArray<MasterchainBundle> = [syntheticBundle(803), syntheticBundle(804)]
@@ -53,28 +53,7 @@ let oldSql: string
 let plain: ClickHouseTxStore
 let fromPlain: FastifyInstance
 
-const query = async <T>(sql: string): Promise<Array<T>> =>
-  (await ch.client.query({ query: sql, format: "JSONEachRow" })).json<T>()
-
-const insert = async (batch: TableRows) => {
-  for (const table of INSERT_ORDER) {
-    if (batch[table].length === 0) continue
-    await ch.client.insert<object>({ table, values: batch[table], format: "JSONEachRow" })
-  }
-}
-// One insert per masterchain block, as the consumer writes them (an insert folds its own rows of one account).
-const insertCodes = async (rows: ReadonlyArray<CodeKvRow>) => {
-  for (const mc of new Set(rows.map((r) => r.mc_seqno))) {
-    const values = rows.filter((r) => r.mc_seqno === mc)
-    await ch.client.insert<object>({ table: "latest_account_code", values, format: "JSONEachRow" })
-  }
-}
-const markDone = (...seqnos: Array<number>) =>
-  ch.client.insert<object>({
-    table: "mc_blocks_done",
-    values: seqnos.map((mc_seqno) => ({ mc_seqno, block_count: 0, tx_count: 0 })),
-    format: "JSONEachRow"
-  })
+const { query, insert, insertCodes, markDone } = storeWriter(() => ch.client)
 
 /** A store over a reader that records its statements. */
 const recording = () => {
