@@ -62,9 +62,18 @@ export interface EncodedInsert {
   readonly table: string
   readonly columns: ReadonlyArray<string>
   readonly format: "JSONEachRow" | "JSONCompactEachRow" | "TabSeparated"
-  readonly body: Buffer
+  /** The bytes, whole or as the chunks an encoder wrote them into (sent or spooled one after another, never joined). */
+  readonly body: Buffer | ReadonlyArray<Buffer>
   readonly settings?: Record<string, string | number>
 }
+
+/** The chunks of an insert's body, in order. */
+export const bodyChunks = (body: Buffer | ReadonlyArray<Buffer>): ReadonlyArray<Buffer> =>
+  Buffer.isBuffer(body) ? [body] : body
+
+/** Bytes of an insert's body. */
+export const bodyBytes = (body: Buffer | ReadonlyArray<Buffer>): number =>
+  Buffer.isBuffer(body) ? body.length : body.reduce((n, c) => n + c.length, 0)
 
 /** What the embedded engine gives back for one statement: its formatted output and what it read. */
 export interface EngineResult {
@@ -343,12 +352,12 @@ const makeServerClient = async (cfg: ClickHouseClientConfig & { url: string }): 
   }
   const client = createClient({ ...common, database: cfg.database })
   const insertEncoded = async (insert: EncodedInsert): Promise<void> => {
-    if (insert.body.length === 0) return
+    if (bodyBytes(insert.body) === 0) return
     // The client's insert takes JSON formats only as object streams; exec sends the bytes as they are, the
     // statement going in the URL as @clickhouse/client's own inserts send it.
     const r = await client.exec({
       query: `INSERT INTO ${quoteIdent(insert.table)} (${insert.columns.map(quoteIdent).join(", ")}) FORMAT ${insert.format}`,
-      values: Readable.from([insert.body], { objectMode: false }),
+      values: Readable.from(bodyChunks(insert.body), { objectMode: false }),
       clickhouse_settings: insert.settings ?? {}
     })
     r.stream.resume()
@@ -387,12 +396,13 @@ const makeChdbClient = async (cfg: ClickHouseClientConfig): Promise<ClickHouseHa
   // A large body goes through a spool file (FROM INFILE, src/clickhouse/fileInsert.ts): the same statement, read
   // from the file instead of copied through the raw path.
   const insertEncoded = async (insert: EncodedInsert): Promise<void> => {
-    if (insert.body.length === 0) return
+    const bytes = bodyBytes(insert.body)
+    if (bytes === 0) return
     if (isClosed()) throw new Error("ClickHouse client is closed")
     const table = `${quoteIdent(cfg.database)}.${quoteIdent(insert.table)}`
     const settings = { ...(clickHouseSettings as Record<string, string | number>), ...insert.settings }
-    if (insert.body.length >= FILE_INSERT_BYTES) {
-      await withSpoolFile(path, insert.body, async (file) => {
+    if (bytes >= FILE_INSERT_BYTES) {
+      await withSpoolFile(path, bodyChunks(insert.body), async (file) => {
         if (isClosed()) throw new Error("ClickHouse client is closed")
         const statement = fileInsertStatement({
           table,
@@ -405,7 +415,10 @@ const makeChdbClient = async (cfg: ClickHouseClientConfig): Promise<ClickHouseHa
       })
       return
     }
-    await shared.connection.chdb.rawInsert({ table, columns: insert.columns, values: insert.body, format: insert.format, settings })
+    // Below FILE_INSERT_BYTES: the raw path takes one buffer, so a body of several chunks is joined (under a megabyte).
+    const chunks = bodyChunks(insert.body)
+    const values = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes)
+    await shared.connection.chdb.rawInsert({ table, columns: insert.columns, values, format: insert.format, settings })
   }
   const embedded: EmbeddedEngine = {
     run: async (sql, { format, params }) => {

@@ -52,8 +52,15 @@ export const fileInsertStatement = (o: {
 
 let serial = 0
 
-/** Runs `use` with `body` in a fresh spool file of `dataPath`, removed afterwards whatever `use` does. */
-export const withSpoolFile = async <A>(dataPath: string, body: Buffer, use: (file: string) => Promise<A>): Promise<A> => {
+/**
+ * Runs `use` with `body` (one buffer, or chunks written one after another) in a fresh spool file of `dataPath`,
+ * removed afterwards whatever `use` does.
+ */
+export const withSpoolFile = async <A>(
+  dataPath: string,
+  body: Buffer | ReadonlyArray<Buffer>,
+  use: (file: string) => Promise<A>
+): Promise<A> => {
   const file = join(spoolDir(dataPath), `${process.pid}-${++serial}.body`)
   try {
     await writeFile(file, body)

@@ -116,8 +116,6 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
     if (engine !== undefined) metrics.trackEngineMemory(() => engineMemoryTracked(engine))
     const lookback = options.traceLookback ?? 10_000
     const cache = new Lru<HashB64, HashB64>(options.traceCacheSize ?? TRACE_CACHE_ENTRIES)
-    /** Each table's encoded bytes in the last batch that had rows for it: the next batch's first buffer size. */
-    const lastBodyBytes = new Map<TableName, number>()
     const stored = yield* SubscriptionRef.make<StoredProgress>({ top: -1, transactions: 0, alreadyDone: 0 })
     const publish = (r: WriteResult) =>
       SubscriptionRef.update(stored, (p) => ({
@@ -166,10 +164,8 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
      * goes to the flatten and encode stages and, per table, to the build and encode steps.
      */
     const encodeRows = (bundles: ReadonlyArray<MasterchainBundle>) => {
-      // Each table's buffer starts at its last body's size and an eighth: a steady run copies nothing as it grows.
-      const encoders = new Map<TableName, RowEncoder>(
-        INSERT_ORDER.map((t) => [t, encoderFor(t, Math.ceil((lastBodyBytes.get(t) ?? 0) * 1.125))])
-      )
+      // Each table's rows go into chunks of CHUNK_BYTES taken as they fill: nothing to size ahead, nothing copied.
+      const encoders = new Map<TableName, RowEncoder>(INSERT_ORDER.map((t) => [t, encoderFor(t)]))
       const start = threadCpuSeconds()
       let flatten = 0
       let mark = 0
@@ -242,8 +238,9 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
             yield* Effect.promise(() => heartbeat().catch(() => undefined))
             yield* owning(table === "mc_blocks_done" ? "the completion markers" : `the ${table} rows`)
           }
-          const { columns, body, rows } = encoder.finish()
-          lastBodyBytes.set(table, body.length)
+          // The chunks go to the insert as they are (streamed to a server, spooled one by one to the embedded
+          // engine's file): no whole-body copy of the table's bytes.
+          const { columns, chunks: body, rows } = encoder.finishChunks()
           const endTimer = metrics.consumerInsertSeconds.startTimer({ table })
           const cpuBefore = processCpuSeconds()
           const insert = Effect.tryPromise({

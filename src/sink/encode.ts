@@ -12,12 +12,22 @@ export interface EncodedRows {
   readonly rows: number
 }
 
+/** The encoded rows as the chunks they were written into, in order: the body is their concatenation. */
+export interface EncodedChunks {
+  readonly columns: ReadonlyArray<string>
+  readonly chunks: ReadonlyArray<Buffer>
+  /** Bytes of all chunks together. */
+  readonly bytes: number
+  readonly rows: number
+}
+
 /**
- * First size of an encoder's byte buffer, unless the caller knows better (the sink gives each table's last body
- * size); it grows by half as the rows need. Doubling left up to half of each table's buffer unused: ~100 MB of
- * buffers for a 16 MiB batch of records, of which a third was slack.
+ * Size of each chunk an encoder writes into: a table's body is a list of such chunks, each filled and never copied or
+ * grown, handed to the insert as it is. One buffer grown by half again held up to a third of slack plus the copies
+ * of its growth (a 16 MiB batch of records: ~48 MB of encoder buffers at the consumer's peak, BENCHMARKS.md); chunks
+ * leave at most a value's bytes unused at each chunk's end and the last chunk's unused tail.
  */
-export const INITIAL_BYTES = 1 << 16
+export const CHUNK_BYTES = 1 << 18
 /** Strings at least this long are checked for characters to escape in their bytes (memchr) instead of by a regex. */
 const BYTE_SCAN_CHARS = 256
 
@@ -30,31 +40,40 @@ const COMMA = 0x2c
 const OPEN = 0x5b
 const CLOSE = 0x5d
 
+const NO_BYTES = Buffer.alloc(0)
+
 /**
- * What both formats share: one line per row written as UTF-8 straight into one growing buffer (no line strings, no
+ * What both formats share: one line per row written as UTF-8 straight into fixed-size chunks (no line strings, no
  * joined slices, no concatenation at the end), the table's columns its first row's keys. A format says only how a
- * row's values are written. A row that cannot be written leaves nothing behind (the buffer is cut back to its start).
+ * row's values are written. Each value is written whole into one chunk (a value that does not fit in what is left of
+ * the current chunk starts the next, one larger than a chunk when it must), so a value's bytes can be scanned and
+ * rewritten in place. A row that cannot be written leaves nothing behind (the chunks are cut back to its start).
  */
 abstract class ByteRowEncoder {
   private columns: ReadonlyArray<string> | undefined
-  protected buf: Buffer = Buffer.allocUnsafe(INITIAL_BYTES)
+  /** Chunks filled before the current one, and how many bytes of each were written. */
+  private full: Array<Buffer> = []
+  private used: Array<number> = []
+  private fullBytes = 0
+  /** The chunk being written (none until the first byte: a table without rows holds no memory). */
+  protected buf: Buffer = NO_BYTES
   protected len = 0
   private count = 0
 
   constructor(
     protected readonly table: string,
-    initialBytes: number = INITIAL_BYTES
-  ) {
-    if (initialBytes > INITIAL_BYTES) this.buf = Buffer.allocUnsafe(initialBytes)
-  }
+    private readonly chunkBytes: number = CHUNK_BYTES
+  ) {}
 
   get rows(): number {
     return this.count
   }
 
-  /** Bytes the encoder's buffer holds room for (what it costs in memory, used or not). */
+  /** Bytes the encoder's chunks hold room for (what it costs in memory, used or not). */
   get capacity(): number {
-    return this.buf.length
+    let n = this.buf.length
+    for (const c of this.full) n += c.length
+    return n
   }
 
   /** Writes the row's values of `columns`, in that order, without the line's end. */
@@ -62,10 +81,17 @@ abstract class ByteRowEncoder {
 
   add(row: object): void {
     const r = row as Record<string, unknown>
+    const fullCount = this.full.length
+    const fullBytes = this.fullBytes
+    const buf = this.buf
     const start = this.len
     try {
       this.writeValues(r, (this.columns ??= Object.keys(r)))
     } catch (e) {
+      this.full.length = fullCount
+      this.used.length = fullCount
+      this.fullBytes = fullBytes
+      this.buf = buf
       this.len = start
       throw e
     }
@@ -73,24 +99,36 @@ abstract class ByteRowEncoder {
     this.count++
   }
 
-  /** The encoded rows; the encoder is empty afterwards. */
-  finish(): EncodedRows {
-    const body = this.buf.subarray(0, this.len)
-    const out = { columns: this.columns ?? [], body, rows: this.count }
-    this.buf = Buffer.allocUnsafe(INITIAL_BYTES)
+  /** The encoded rows as their chunks; the encoder is empty afterwards and holds none of them. */
+  finishChunks(): EncodedChunks {
+    const chunks = this.full.map((c, i) => c.subarray(0, this.used[i]))
+    if (this.len > 0) chunks.push(this.buf.subarray(0, this.len))
+    const out = { columns: this.columns ?? [], chunks, bytes: this.fullBytes + this.len, rows: this.count }
+    this.full = []
+    this.used = []
+    this.fullBytes = 0
+    this.buf = NO_BYTES
     this.len = 0
     this.count = 0
     return out
   }
 
-  /** Room for `n` more bytes. */
+  /** The encoded rows in one buffer (their chunks concatenated); the encoder is empty afterwards. */
+  finish(): EncodedRows {
+    const { columns, chunks, bytes, rows } = this.finishChunks()
+    return { columns, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes), rows }
+  }
+
+  /** Room for `n` more bytes in the current chunk: the next chunk when this one has less. */
   private reserve(n: number): void {
     if (this.len + n <= this.buf.length) return
-    let size = Math.ceil(this.buf.length * 1.5)
-    while (size < this.len + n) size = Math.ceil(size * 1.5)
-    const grown = Buffer.allocUnsafe(size)
-    this.buf.copy(grown, 0, 0, this.len)
-    this.buf = grown
+    if (this.len > 0) {
+      this.full.push(this.buf)
+      this.used.push(this.len)
+      this.fullBytes += this.len
+    }
+    this.buf = Buffer.allocUnsafe(Math.max(this.chunkBytes, n))
+    this.len = 0
   }
 
   protected byte(b: number): void {
@@ -98,9 +136,12 @@ abstract class ByteRowEncoder {
     this.buf[this.len++] = b
   }
 
-  /** `s` as UTF-8 (at most 3 bytes per UTF-16 unit); returns where its bytes start. */
+  /** `s` as UTF-8, whole in one chunk; returns where its bytes start. */
   protected text(s: string): number {
-    this.reserve(s.length * 3)
+    // At most 3 bytes per UTF-16 unit; counted exactly only when that bound does not fit, so a chunk is left with
+    // less unused than the string's own bytes.
+    const most = s.length * 3
+    this.reserve(this.len + most <= this.buf.length ? most : Buffer.byteLength(s, "utf8"))
     const start = this.len
     this.len += this.buf.write(s, start, "utf8")
     return start
@@ -210,5 +251,5 @@ export type RowEncoder = CompactRowEncoder | TsvRowEncoder
 const TSV_TABLES: ReadonlySet<string> = new Set(["tx_pages", "v3_pages", "v2_pages"])
 
 /** The encoder the sink uses for a table's insert. */
-export const encoderFor = (table: string, initialBytes?: number): RowEncoder =>
-  TSV_TABLES.has(table) ? new TsvRowEncoder(table, initialBytes) : new CompactRowEncoder(table, initialBytes)
+export const encoderFor = (table: string, chunkBytes?: number): RowEncoder =>
+  TSV_TABLES.has(table) ? new TsvRowEncoder(table, chunkBytes) : new CompactRowEncoder(table, chunkBytes)

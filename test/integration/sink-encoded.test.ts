@@ -24,10 +24,11 @@ beforeAll(async () => {
     const values = rows[table] as Array<object>
     if (values.length === 0) continue
     await viaClient.client.insert<object>({ table, values, format: "JSONEachRow" })
-    const encoder = encoderFor(table)
+    // Small chunks, so that most bodies are several of them, handed over as the sink hands them.
+    const encoder = encoderFor(table, 4096)
     for (const row of values) encoder.add(row)
-    const { columns, body } = encoder.finish()
-    await viaEncoded.insertEncoded({ table, columns, format: encoder.format, body })
+    const { columns, chunks } = encoder.finishChunks()
+    await viaEncoded.insertEncoded({ table, columns, format: encoder.format, body: chunks })
   }
 }, 120_000)
 

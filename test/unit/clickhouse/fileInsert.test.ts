@@ -63,6 +63,15 @@ describe("spool files", () => {
     expect(readdirSync(spoolDir(data))).toEqual([])
   })
 
+  it("hold a body given as chunks as those chunks one after another", async () => {
+    const data = dataDir()
+    resetSpool(data)
+    const chunks = [Buffer.from("1\tx\n2\t"), Buffer.alloc(0), Buffer.from("y\n"), Buffer.from("3\tz\n")]
+    const seen = await withSpoolFile(data, chunks, async (file) => readFileSync(file, "utf8"))
+    expect(seen).toBe("1\tx\n2\ty\n3\tz\n")
+    expect(readdirSync(spoolDir(data))).toEqual([])
+  })
+
   it("are removed when the statement fails, and the failure reaches the caller", async () => {
     const data = dataDir()
     resetSpool(data)

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest"
 import { flattenBundles, INSERT_ORDER, type TableRows, UnstorableRecordError } from "../../../src/flatten/index.js"
 import { assembleBundle, pipelineDecode } from "../../../src/producer/assemble.js"
-import { CompactRowEncoder, encoderFor, INITIAL_BYTES, TsvRowEncoder } from "../../../src/sink/encode.js"
+import { CHUNK_BYTES, CompactRowEncoder, encoderFor, TsvRowEncoder } from "../../../src/sink/encode.js"
 import type { MasterchainBundle } from "../../../src/ton/record.js"
 import { mixedChain } from "../../../tools/fake/mixedChain.js"
 import { rawBundle } from "../../support/pipeline/chainUpstream.js"
@@ -17,10 +17,17 @@ import { realBundle, syntheticBundle } from "../store/records.js"
 const reference = (table: string) =>
   encoderFor(table).format === "TabSeparated" ? new ReferenceTsvRowEncoder(table) : new ReferenceCompactRowEncoder(table)
 
-/** Every table's rows through both encoders, in batches as the sink cuts them. */
+/**
+ * Every table's rows through both encoders, in batches as the sink cuts them; ours also with chunks smaller than
+ * many of the values (each such value gets a chunk of its own size), so rows straddle chunks everywhere.
+ */
 const expectSameBodies = (rows: TableRows) => {
+  for (const chunkBytes of [CHUNK_BYTES, 300]) expectSameBodiesIn(rows, chunkBytes)
+}
+
+const expectSameBodiesIn = (rows: TableRows, chunkBytes: number) => {
   for (const table of INSERT_ORDER) {
-    const ours = encoderFor(table)
+    const ours = encoderFor(table, chunkBytes)
     const ref = reference(table)
     for (const row of rows[table]) {
       ours.add(row)
@@ -30,7 +37,7 @@ const expectSameBodies = (rows: TableRows) => {
     const b = ref.finish()
     expect(a.rows, table).toBe(b.rows)
     expect(a.columns, table).toEqual(b.columns)
-    expect(a.body.equals(b.body), `${table}: ${a.body.length} vs ${b.body.length} bytes`).toBe(true)
+    expect(a.body.equals(b.body), `${table} (${chunkBytes} B chunks): ${a.body.length} vs ${b.body.length} bytes`).toBe(true)
   }
 }
 
@@ -134,20 +141,38 @@ describe("sink encoders against the reference encoders", () => {
     expect(again.body.length).toBe(0)
   })
 
-  it("hold at most half again the bytes they wrote, and none to spare when sized from the last body", () => {
+  it("leave nothing of a refused row behind when the row had started new chunks", () => {
+    const ours = new TsvRowEncoder("t", 64)
+    const ref = new ReferenceTsvRowEncoder("t")
+    const long = "y\\".repeat(100)
+    ours.add({ s: "head", list: ["a"] })
+    ref.add({ s: "head", list: ["a"] })
+    // the first value fills chunks of its own before the second is refused
+    expect(() => ours.add({ s: long, list: [long, 3] })).toThrow(UnstorableRecordError)
+    expect(() => ref.add({ s: long, list: [long, 3] })).toThrow(UnstorableRecordError)
+    for (const row of [{ s: long, list: [long] }, { s: "tail", list: [] }]) {
+      ours.add(row)
+      ref.add(row)
+    }
+    expect(ours.finish().body.equals(ref.finish().body)).toBe(true)
+  })
+
+  it("hold no more than their bytes, the unused end of each chunk below a value's size, and one chunk", () => {
     const row = { n: 1, s: "z".repeat(1000) }
-    for (const make of [(n?: number) => new TsvRowEncoder("t", n), (n?: number) => new CompactRowEncoder("t", n)]) {
-      const grown = make()
+    for (const make of [() => new TsvRowEncoder("t"), () => new CompactRowEncoder("t")]) {
+      const e = make()
+      expect(e.capacity).toBe(0)
       for (let i = 0; i < 5_000; i++) {
-        grown.add(row)
-        // What the rows wrote so far, against the room the buffer holds for them.
-        expect(grown.capacity).toBeLessThanOrEqual(Math.max(INITIAL_BYTES, 1.5 * (i + 1) * 1010 + 3 * 1000))
+        e.add(row)
+        // Each chunk may leave unused less than one row's bytes (~1010) at its end; the current one is whole.
+        const chunks = Math.ceil(e.capacity / CHUNK_BYTES)
+        expect(e.capacity).toBeLessThanOrEqual((i + 1) * 1010 + chunks * 1010 + CHUNK_BYTES)
       }
-      const bytes = grown.finish().body.length
-      const sized = make(Math.ceil(bytes * 1.125))
-      for (let i = 0; i < 5_000; i++) sized.add(row)
-      expect(sized.capacity).toBe(Math.ceil(bytes * 1.125))
-      expect(sized.finish().body.length).toBe(bytes)
+      const { chunks, bytes } = e.finishChunks()
+      expect(chunks.length).toBeGreaterThan(10)
+      expect(chunks.slice(0, -1).every((c) => c.length <= CHUNK_BYTES && c.length > CHUNK_BYTES - 1010)).toBe(true)
+      expect(bytes).toBe(chunks.reduce((n, c) => n + c.length, 0))
+      expect(e.capacity).toBe(0)
     }
   })
 })
