@@ -37,7 +37,8 @@ const expectSameBodiesIn = (rows: TableRows, chunkBytes: number) => {
     const b = ref.finish()
     expect(a.rows, table).toBe(b.rows)
     expect(a.columns, table).toEqual(b.columns)
-    expect(a.body.equals(b.body), `${table} (${chunkBytes} B chunks): ${a.body.length} vs ${b.body.length} bytes`).toBe(true)
+    const sizes = `${a.body.length} vs ${b.body.length} bytes`
+    expect(a.body.equals(b.body), `${table} (${chunkBytes} B chunks): ${sizes}`).toBe(true)
   }
 }
 
