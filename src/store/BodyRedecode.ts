@@ -52,73 +52,53 @@ export class BodyRedecode extends Context.Tag("ton-exporter/BodyRedecode")<
         return undefined
       }
     ).then(async (report) => {
-      // First the key-value copy of the known account states (sql/0134), one statement once: off on a cluster; a
-      // failure is logged and the next start tries again (pages read `account_states` meanwhile).
+      // Each fill below logs its line when it did something; a failure is logged and the next start tries again.
+      const fill = (name: string, run: () => Promise<string | null>) =>
+        run().then(
+          (line) => {
+            if (line !== null) log(line)
+          },
+          (e: unknown) => {
+            const reason = (e as Error)?.message ?? String(e)
+            Runtime.runFork(runtime)(Effect.logWarning(`${name}: fill failed, retried at the next start: ${reason}`))
+          }
+        )
+      // First the key-value copy of the known account states (sql/0134), one statement once: off on a cluster
+      // (pages read `account_states` until it is filled).
       if (ch.cluster !== undefined || controller.signal.aborted) return report
-      await fillAccountStatesKv(ch.client).then(
-        (n) => {
-          if (n > 0) log(`account_states_kv: copied ${n} known account states`)
-        },
-        (e: unknown) => {
-          Runtime.runFork(runtime)(
-            Effect.logWarning(`account_states_kv: fill failed, retried at the next start: ${(e as Error)?.message ?? String(e)}`)
-          )
-        }
-      )
+      await fill("account_states_kv", async () => {
+        const n = await fillAccountStatesKv(ch.client)
+        return n > 0 ? `account_states_kv: copied ${n} known account states` : null
+      })
       // Then the key-value copy of each account's newest done code hash (sql/0141), the same way: until it is filled
       // the v3 address book reads `latest_account_code`; the fill is safe beside this process's own writes of it.
       if (ch.cluster !== undefined || controller.signal.aborted) return report
-      await fillAccountCodeKv(ch.client).then(
-        (n) => {
-          if (n > 0) log(`account_code_kv: copied the newest done code hash of ${n} accounts`)
-        },
-        (e: unknown) => {
-          Runtime.runFork(runtime)(
-            Effect.logWarning(`account_code_kv: fill failed, retried at the next start: ${(e as Error)?.message ?? String(e)}`)
-          )
-        }
-      )
+      await fill("account_code_kv", async () => {
+        const n = await fillAccountCodeKv(ch.client)
+        return n > 0 ? `account_code_kv: copied the newest done code hash of ${n} accounts` : null
+      })
       // Then both again in the one key-value table a v3 page's lookups read (sql/0142), the same way: until it is
       // filled pages read the two tables above; it needs `account_states_kv` filled, so it fails (and is retried at
       // the next start) when that fill did.
       if (ch.cluster !== undefined || controller.signal.aborted) return report
-      await fillAccountLookupsKv(ch.client).then(
-        (n) => {
-          if (n !== null) {
-            log(`account_lookups_kv: copied ${n.states} account states and ${n.accounts} accounts' code hashes`)
-          }
-        },
-        (e: unknown) => {
-          Runtime.runFork(runtime)(
-            Effect.logWarning(`account_lookups_kv: fill failed, retried at the next start: ${(e as Error)?.message ?? String(e)}`)
-          )
-        }
-      )
+      await fill("account_lookups_kv", async () => {
+        const n = await fillAccountLookupsKv(ch.client)
+        if (n === null) return null
+        return `account_lookups_kv: copied ${n.states} account states and ${n.accounts} accounts' code hashes`
+      })
       // Then the key-value v3 page rows (sql/0131) of done blocks not filled yet (after a re-render, which fills its
-      // own blocks' rows): off on a cluster; a failure is logged and the next start tries again.
+      // own blocks' rows): off on a cluster.
       if (ch.cluster !== undefined || controller.signal.aborted) return report
-      await backfillV3Pages(ch.client, { signal: controller.signal }).then(
-        (rows) => {
-          if (rows > 0) log(`v3_pages: filled ${rows} masterchain block rows`)
-        },
-        (e: unknown) => {
-          Runtime.runFork(runtime)(
-            Effect.logWarning(`v3_pages: fill failed, retried at the next start: ${(e as Error)?.message ?? String(e)}`)
-          )
-        }
-      )
+      await fill("v3_pages", async () => {
+        const rows = await backfillV3Pages(ch.client, { signal: controller.signal })
+        return rows > 0 ? `v3_pages: filled ${rows} masterchain block rows` : null
+      })
       // Then the key-value v2 page rows (sql/0132) of done blocks not filled yet, the same way.
       if (controller.signal.aborted) return report
-      await backfillV2Pages(ch.client, { signal: controller.signal }).then(
-        (rows) => {
-          if (rows > 0) log(`v2_pages: filled ${rows} block rows`)
-        },
-        (e: unknown) => {
-          Runtime.runFork(runtime)(
-            Effect.logWarning(`v2_pages: fill failed, retried at the next start: ${(e as Error)?.message ?? String(e)}`)
-          )
-        }
-      )
+      await fill("v2_pages", async () => {
+        const rows = await backfillV2Pages(ch.client, { signal: controller.signal })
+        return rows > 0 ? `v2_pages: filled ${rows} block rows` : null
+      })
       return report
     })
     yield* Effect.addFinalizer(() =>

@@ -17,7 +17,7 @@
  * that wrote (c's consumer writing nothing in (2) means it read a row >= c, a put after W).
  */
 import type { ClickHouseClient } from "@clickhouse/client"
-import { rows } from "./pageRowFill.js"
+import { keyStored, rows } from "./pageRowFill.js"
 import { str, strKeys, uint32, uint32Array } from "./sql.js"
 import { CODE_KV_FILLED } from "./Store.js"
 
@@ -232,13 +232,8 @@ export const writeAccountCodes = async (
 }
 
 /** Whether the table is filled (its marker row exists). */
-export const accountCodeKvFilled = async (client: ClickHouseClient): Promise<boolean> => {
-  const [r] = await rows<{ n: string }>(
-    client,
-    `SELECT count() AS n FROM account_code_kv WHERE account = ${str(CODE_KV_FILLED)}`
-  )
-  return r !== undefined && r.n !== "0"
-}
+export const accountCodeKvFilled = (client: ClickHouseClient): Promise<boolean> =>
+  keyStored(client, "account_code_kv", "account", CODE_KV_FILLED)
 
 /**
  * Copies every account's newest done code row into `account_code_kv` and records it filled, unless it is already.

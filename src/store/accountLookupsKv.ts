@@ -12,20 +12,15 @@
 import type { ClickHouseClient } from "@clickhouse/client"
 import { ACCOUNT_LOOKUPS_KV, type CodeKvHooks, settleAll } from "./accountCodeKv.js"
 import { accountStatesKvFilled } from "./accountStatesKv.js"
-import { rows } from "./pageRowFill.js"
+import { keyStored, rows } from "./pageRowFill.js"
 import { str } from "./sql.js"
 import { LOOKUPS_KV_FILLED, STATES_KV_FILLED } from "./Store.js"
 
 export { LOOKUPS_KV_FILLED }
 
 /** Whether the table is filled (its marker row exists). */
-export const accountLookupsKvFilled = async (client: ClickHouseClient): Promise<boolean> => {
-  const [r] = await rows<{ n: string }>(
-    client,
-    `SELECT count() AS n FROM account_lookups_kv WHERE key = ${str(LOOKUPS_KV_FILLED)}`
-  )
-  return r !== undefined && r.n !== "0"
-}
+export const accountLookupsKvFilled = (client: ClickHouseClient): Promise<boolean> =>
+  keyStored(client, "account_lookups_kv", "key", LOOKUPS_KV_FILLED)
 
 export interface LookupsKvFill {
   readonly states: number

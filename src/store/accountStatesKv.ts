@@ -9,20 +9,15 @@
  * Not used on a cluster (the table is per node there).
  */
 import type { ClickHouseClient } from "@clickhouse/client"
-import { rows } from "./pageRowFill.js"
+import { keyStored, rows } from "./pageRowFill.js"
 import { STATES_KV_FILLED } from "./Store.js"
 import { str } from "./sql.js"
 
 const COLUMNS = "hash, account, balance, extra_currencies, account_status, frozen_hash, data_hash, code_hash, known"
 
 /** Whether the table is filled (its marker row exists). */
-export const accountStatesKvFilled = async (client: ClickHouseClient): Promise<boolean> => {
-  const [r] = await rows<{ n: string }>(
-    client,
-    `SELECT count() AS n FROM account_states_kv WHERE hash = ${str(STATES_KV_FILLED)}`
-  )
-  return r !== undefined && r.n !== "0"
-}
+export const accountStatesKvFilled = (client: ClickHouseClient): Promise<boolean> =>
+  keyStored(client, "account_states_kv", "hash", STATES_KV_FILLED)
 
 /**
  * Copies every known state into `account_states_kv` and records it filled, unless it is already. Returns the number

@@ -6,11 +6,23 @@
  * written, so a stopped fill resumes where it stopped and a repeated one changes nothing.
  */
 import type { ClickHouseClient } from "@clickhouse/client"
+import { str } from "./sql.js"
 import { readSettings } from "./Store.js"
 
 /** A read as JSON rows, with the settings every read needs. */
 export const rows = async <T>(client: ClickHouseClient, query: string): Promise<Array<T>> =>
   (await client.query({ query, format: "JSONEachRow", clickhouse_settings: readSettings })).json<T>()
+
+/** Whether `table` holds a row whose `column` is `key`: a key-value table's filled marker (its row with that key). */
+export const keyStored = async (
+  client: ClickHouseClient,
+  table: string,
+  column: string,
+  key: string
+): Promise<boolean> => {
+  const [r] = await rows<{ n: string }>(client, `SELECT count() AS n FROM ${table} WHERE ${column} = ${str(key)}`)
+  return r !== undefined && r.n !== "0"
+}
 
 export interface PageRowFillOptions {
   /** Masterchain blocks whose pieces were just rendered again: their rows are written anew first. */
