@@ -5,6 +5,7 @@
  */
 import { Address } from "@ton/core"
 import { Either } from "effect"
+import { friendlyForm } from "./friendlyForm.js"
 import type { RawAddress } from "./record.js"
 
 const HEX = "0123456789ABCDEF"
@@ -33,37 +34,11 @@ export interface FriendlyOptions {
 }
 
 /**
- * Heap the friendly-form memo may take, and the entries that makes: a ~72-character key, a 48-character value and
- * the map's slot come to ~200 bytes. Emptied when full (the forms are cheap to make again); one memo per thread. At
- * 100,000 entries it held ~20 MB in each thread that renders addresses (the consumer's page rows among them).
+ * User-friendly form. Made each time, no memo: the owned encoder (friendlyForm.ts) costs about two lookups of a map
+ * keyed by the raw form, and on a store of tens of thousands of accounts a page's addresses mostly missed the memo.
  */
-export const FRIENDLY_CACHE_BYTES = 4 * 1024 * 1024
-export const FRIENDLY_CACHE_ENTRIES = Math.floor(FRIENDLY_CACHE_BYTES / 200)
-// One map per combination of the three flags, keyed by the raw form itself: no key is built (and hashed) per call.
-const friendlyCaches: ReadonlyArray<Map<string, string>> = Array.from({ length: 8 }, () => new Map<string, string>())
-let friendlyEntries = 0
-
-/** Entries in this thread's friendly-form memo (never more than FRIENDLY_CACHE_ENTRIES). */
-export const friendlyCacheSize = (): number => friendlyEntries
-
-/** User-friendly form; memoized because blocks repeat the same few addresses many times. */
-export const toFriendly = (raw: RawAddress, opts: FriendlyOptions): string => {
-  const cache = friendlyCaches[(opts.bounceable ? 4 : 0) | (opts.testnet ? 2 : 0) | (opts.urlSafe === false ? 0 : 1)]!
-  const hit = cache.get(raw)
-  if (hit !== undefined) return hit
-  const value = Address.parseRaw(raw).toString({
-    bounceable: opts.bounceable,
-    testOnly: opts.testnet,
-    urlSafe: opts.urlSafe !== false
-  })
-  if (friendlyEntries >= FRIENDLY_CACHE_ENTRIES) {
-    for (const c of friendlyCaches) c.clear()
-    friendlyEntries = 0
-  }
-  cache.set(raw, value)
-  friendlyEntries++
-  return value
-}
+export const toFriendly = (raw: RawAddress, opts: FriendlyOptions): string =>
+  friendlyForm(raw, opts.bounceable, opts.testnet, opts.urlSafe !== false)
 
 /** The form tonlib prints in v2 `account_address`: bounceable, url-safe, never the testnet flag. */
 export const toV2Friendly = (raw: RawAddress): string => toFriendly(raw, { bounceable: true, testnet: false })
