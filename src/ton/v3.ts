@@ -6,8 +6,9 @@
  * printed as null; 64-bit quantities and `created_at` are strings, shard is "%X", opcode "0x%08x".
  */
 import { Cell } from "@ton/core"
-import { goEscaped, goJson, goKeyOrder } from "../api/json.js"
+import { goJson, goKeyOrder } from "../api/json.js"
 import { toFriendly } from "./address.js"
+import { friendlyForm } from "./friendlyForm.js"
 import type {
   AccountStateRecord,
   ExtraCurrencies,
@@ -18,7 +19,7 @@ import type {
   TxDescription
 } from "./record.js"
 import { type DecodedBody, decodeMessageBody, opcodeName } from "./bodies/decode.js"
-import { interfacesOf } from "./bodies/interfaces.js"
+import { interfacesOf, namedCodeHashes } from "./bodies/interfaces.js"
 import { goString, loadSnakeLenient } from "./text.js"
 
 /** a < b for unsigned decimal strings without leading zeros (the record's 64-bit figures), without BigInt. */
@@ -390,11 +391,37 @@ export const renderAddressBookOf = (
   return book
 }
 
+// What an address-book entry prints for an account's code hash: its form's bounceable flag and its `interfaces` JSON
+// (Go-escaped), from isBounceableByCode and interfacesOf themselves. A hash neither names is printed as any other
+// unrecognised hash is, so one entry stands for all of them.
+interface CodeFacts {
+  readonly bounceable: boolean
+  readonly interfaces: string
+}
+const codeFactsOf = (code: string | null | undefined): CodeFacts => ({
+  bounceable: isBounceableByCode(code),
+  interfaces: goJson(interfacesOf(code))
+})
+const NAMED_CODE_FACTS: ReadonlyMap<string, CodeFacts> = new Map(
+  [...WALLET_CODE_HASHES, ...namedCodeHashes()].map((h) => [h, codeFactsOf(h)])
+)
+const UNNAMED_CODE_FACTS = codeFactsOf("")
+const NO_CODE_FACTS = codeFactsOf(null)
+const NOTHING_KNOWN_FACTS = codeFactsOf(undefined)
+const codeFacts = (code: string | null | undefined): CodeFacts =>
+  code === undefined
+    ? NOTHING_KNOWN_FACTS
+    : code === null
+      ? NO_CODE_FACTS
+      : (NAMED_CODE_FACTS.get(code) ?? UNNAMED_CODE_FACTS)
+
 /**
  * `goJson(renderAddressBookOf(addrs, codeHashes, opts))`, written as text straight away: one sort, no entry objects
- * and no serializer walk over them (an uncached v3 page's book has hundreds of entries). The entries' strings go
- * through JSON.stringify as the serializer takes them, so escaping is the same; a repeated address is written once,
- * as the object's key would be.
+ * and no serializer walk over them (an uncached v3 page's book has hundreds of entries). An address's friendly form
+ * is made only from a well-formed raw form ("wc:" and 64 hex digits; friendlyForm throws on anything else), so the
+ * raw form and its friendly form (base64url) are JSON strings as they stand, with nothing Go escapes, as are the
+ * `interfaces` texts: no JSON.stringify per string, no escaping pass over the text. A repeated address is written
+ * once, as the object's key would be.
  */
 export const renderAddressBookText = (
   addrs: Iterable<RawAddress>,
@@ -402,20 +429,23 @@ export const renderAddressBookText = (
   opts: { readonly testnet: boolean; readonly shape?: V3Shape }
 ): string => {
   const current = (opts.shape ?? "current") === "current"
-  const sorted = [...addrs].sort(goKeyOrder)
+  // strings only: the default order compares UTF-16 code units, as goKeyOrder does, without a call per comparison
+  const sorted = [...addrs].sort()
   let out = "{"
   let prev: string | undefined
   for (const raw of sorted) {
     if (raw === prev) continue
-    const code = codeHashes.get(raw)
-    const friendly = toFriendly(raw, { bounceable: isBounceableByCode(code), testnet: opts.testnet })
+    const facts = codeFacts(codeHashes.get(raw))
+    const friendly = friendlyForm(raw, facts.bounceable, opts.testnet, true)
     out +=
-      (prev === undefined ? "" : ",") +
-      `${JSON.stringify(raw)}:{"user_friendly":${JSON.stringify(friendly)},"domain":null` +
-      (current ? `,"interfaces":${JSON.stringify(interfacesOf(code))}}` : "}")
+      (prev === undefined ? '"' : ',"') +
+      raw +
+      '":{"user_friendly":"' +
+      friendly +
+      (current ? '","domain":null,"interfaces":' + facts.interfaces + "}" : '","domain":null}')
     prev = raw
   }
-  return goEscaped(out + "}")
+  return out + "}"
 }
 
 /**

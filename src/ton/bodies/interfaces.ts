@@ -44,3 +44,6 @@ export const interfacesOf = (codeHash: string | null | undefined): ReadonlyArray
   const name = codeHash === undefined ? undefined : BY_CODE_HASH.get(codeHash)
   return name === undefined ? [] : [name]
 }
+
+/** The code hashes `interfacesOf` names an interface for; every other hash gets what an unrecognised one gets. */
+export const namedCodeHashes = (): Iterable<string> => BY_CODE_HASH.keys()

@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest"
 import { goJson, pythonJson } from "../../../src/api/json.js"
 import { bookAddresses, txPageRow, v3PageAnswer, v3Tail } from "../../../src/store/pages.js"
+import { namedCodeHashes } from "../../../src/ton/bodies/interfaces.js"
 import type { AccountStateRecord } from "../../../src/ton/record.js"
 import { renderV2Transaction } from "../../../src/ton/v2.js"
 import {
@@ -16,6 +17,7 @@ import {
   renderV3Transaction,
   WALLET_CODE_HASHES
 } from "../../../src/ton/v3.js"
+import { referenceAddressBookText } from "../../support/addressBookReference.js"
 import { realBlockBundles } from "./realBlocks.js"
 
 const txs = realBlockBundles().bundles.flatMap((b) => b.transactions)
@@ -90,10 +92,10 @@ describe("tx_pages pieces", () => {
     const page = txs.slice(0, 200)
     const addrs = [...new Set([...page.flatMap(bookAddresses), "-1:" + "3".repeat(64)])]
     expect(addrs.length).toBeGreaterThan(100)
-    // every kind of code entry: a wallet's (non-bounceable), one with a known interface, an unknown one, none (null)
-    // and absent; masterchain and basechain addresses among them
-    const wallet = [...WALLET_CODE_HASHES][0]!
-    const kinds = [wallet, "IINLe3KxEhR+Gy+0V7hOdNGjDwT3N9T2KmaOlVLSty8=", page[0]!.hash, null, undefined] as const
+    // every kind of code entry: each wallet's (non-bounceable), each with a known interface, an unknown one, none
+    // (null) and absent; masterchain and basechain addresses among them
+    const kinds = [...new Set([...WALLET_CODE_HASHES, ...namedCodeHashes()]), page[0]!.hash, null, undefined]
+    expect(addrs.length).toBeGreaterThan(2 * kinds.length)
     const codeHashes = new Map<string, string | null>()
     addrs.forEach((a, i) => {
       const code = kinds[i % kinds.length]
@@ -106,8 +108,20 @@ describe("tx_pages pieces", () => {
         // reversed input and a repeated address: the same text (the object keeps one key per address, sorted)
         const input = [...addrs].reverse().concat(addrs.slice(0, 3))
         expect(renderAddressBookText(input, codeHashes, { testnet, shape })).toBe(expected)
+        // and as it was written with @ton/core's forms, a JSON.stringify per string and an escaping pass
+        expect(renderAddressBookText(input, codeHashes, { testnet, shape })).toBe(
+          referenceAddressBookText(input, codeHashes, { testnet, shape })
+        )
       }
     }
     expect(renderAddressBookText([], codeHashes, { testnet: false })).toBe(goJson(renderAddressBookOf([], codeHashes, { testnet: false })))
+  })
+
+  it("the book's text refuses an address that is not a raw form, as the object form does", () => {
+    for (const bad of ["0:1234", `0:${"Z".repeat(64)}`, `0:${"A".repeat(63)}"`, `0:${"A".repeat(62)}<>`]) {
+      const book = ["-1:" + "3".repeat(64), bad]
+      expect(() => renderAddressBookText(book, new Map(), { testnet: false }), bad).toThrow(RangeError)
+      expect(() => renderAddressBookOf(book, new Map(), { testnet: false }), bad).toThrow(RangeError)
+    }
   })
 })
