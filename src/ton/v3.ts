@@ -6,7 +6,7 @@
  * printed as null; 64-bit quantities and `created_at` are strings, shard is "%X", opcode "0x%08x".
  */
 import { Cell } from "@ton/core"
-import { goJson, goKeyOrder } from "../api/json.js"
+import { goJson, goKeyOrder, goSorted } from "../api/json.js"
 import { toFriendly } from "./address.js"
 import { friendlyForm } from "./friendlyForm.js"
 import type {
@@ -429,8 +429,7 @@ export const renderAddressBookText = (
   opts: { readonly testnet: boolean; readonly shape?: V3Shape }
 ): string => {
   const current = (opts.shape ?? "current") === "current"
-  // strings only: the default order compares UTF-16 code units, as goKeyOrder does, without a call per comparison
-  const sorted = [...addrs].sort()
+  const sorted = goSorted(addrs)
   let out = "{"
   let prev: string | undefined
   for (const raw of sorted) {
