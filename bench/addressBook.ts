@@ -45,7 +45,13 @@ const pool: Array<string> = Array.from({ length: accounts }, () => {
   for (let j = 0; j < 32; j++) hash[j] = next() & 255
   return `${next() % 50 === 0 ? -1 : 0}:${hash.toString("hex").toUpperCase()}`
 })
-const kinds: Array<string | null | undefined> = [...WALLET_CODE_HASHES, ...namedCodeHashes(), "unknown code", null, undefined]
+const kinds: Array<string | null | undefined> = [
+  ...WALLET_CODE_HASHES,
+  ...namedCodeHashes(),
+  "unknown code",
+  null,
+  undefined
+]
 const codeOf = new Map(pool.map((a) => [a, kinds[next() % kinds.length]] as const))
 // per call: one line of addresses (split at call time) and the code hashes the store reads for them
 const pages = Array.from({ length: calls }, () => {
@@ -68,11 +74,11 @@ const median = (xs: ReadonlyArray<number>): number => [...xs].sort((a, b) => a -
 const forms: Record<string, (raw: string) => string> = {
   "@ton/core Address": (raw) => Address.parseRaw(raw).toString({ bounceable: true, testOnly: false, urlSafe: true }),
   "@ton/core behind its memo": (raw) => referenceFriendly(raw, true, false),
-  "friendlyForm": (raw) => friendlyForm(raw, true, false, true)
+  friendlyForm: (raw) => friendlyForm(raw, true, false, true)
 }
 const books: Record<string, (addrs: Array<string>, codes: ReadonlyMap<string, string | null>) => string> = {
   "earlier renderer": (addrs, codes) => referenceAddressBookText(addrs, codes, { testnet: false }),
-  "renderAddressBookText": (addrs, codes) => renderAddressBookText(addrs, codes, { testnet: false })
+  renderAddressBookText: (addrs, codes) => renderAddressBookText(addrs, codes, { testnet: false })
 }
 
 const sameBooks = pages.every((p) => {
@@ -111,17 +117,25 @@ for (let round = 0; round < rounds; round++) {
   }
   console.log(
     `round ${round + 1}: ` +
-      Object.entries(perForm).map(([k, v]) => `${k} ${v.at(-1)!.toFixed(0)} ns`).join(", ") +
+      Object.entries(perForm)
+        .map(([k, v]) => `${k} ${v.at(-1)!.toFixed(0)} ns`)
+        .join(", ") +
       "; " +
-      Object.entries(perBook).map(([k, v]) => `${k} ${v.at(-1)!.toFixed(1)} us`).join(", ")
+      Object.entries(perBook)
+        .map(([k, v]) => `${k} ${v.at(-1)!.toFixed(1)} us`)
+        .join(", ")
   )
 }
 console.log(
   "median CPU per friendly form: " +
-    Object.entries(perForm).map(([k, v]) => `${k} ${median(v).toFixed(0)} ns`).join(", ")
+    Object.entries(perForm)
+      .map(([k, v]) => `${k} ${median(v).toFixed(0)} ns`)
+      .join(", ")
 )
 console.log(
   `median CPU per ${entries}-address book: ` +
-    Object.entries(perBook).map(([k, v]) => `${k} ${median(v).toFixed(1)} us`).join(", ") +
+    Object.entries(perBook)
+      .map(([k, v]) => `${k} ${median(v).toFixed(1)} us`)
+      .join(", ") +
     ` (load ${loadavg()[0]!.toFixed(1)})`
 )

@@ -2,12 +2,14 @@ import { describe, expect, it } from "vitest"
 import { goKeyOrder, goSorted } from "../../../src/api/json.js"
 
 // a deterministic generator (xorshift), so a failure names the same lists on every run
-const drawer = (seed: number) => (n: number): number => {
-  seed ^= seed << 13
-  seed ^= seed >>> 17
-  seed ^= seed << 5
-  return (seed >>> 0) % n
-}
+const drawer =
+  (seed: number) =>
+  (n: number): number => {
+    seed ^= seed << 13
+    seed ^= seed >>> 17
+    seed ^= seed << 5
+    return (seed >>> 0) % n
+  }
 
 const expectSorted = (keys: ReadonlyArray<string>): void => {
   const expected = [...keys].sort(goKeyOrder)

@@ -1,12 +1,6 @@
 import { Either } from "effect"
 import { describe, expect, it } from "vitest"
-import {
-  normalizeAddress,
-  parseAddress,
-  rawLower,
-  toFriendly,
-  toV2Friendly
-} from "../../../src/ton/address.js"
+import { normalizeAddress, parseAddress, rawLower, toFriendly, toV2Friendly } from "../../../src/ton/address.js"
 import { goString } from "../../../src/ton/text.js"
 import { goJsonStringify } from "../../../src/ton/v3.js"
 import { readRealJson } from "./support.js"

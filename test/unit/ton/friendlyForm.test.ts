@@ -14,7 +14,8 @@ const FLAGS: ReadonlyArray<readonly [boolean, boolean, boolean]> = [false, true]
 )
 
 const expectSame = (raw: string): void => {
-  for (const [b, t, u] of FLAGS) expect(friendlyForm(raw, b, t, u), `${raw} ${b} ${t} ${u}`).toBe(reference(raw, b, t, u))
+  for (const [b, t, u] of FLAGS)
+    expect(friendlyForm(raw, b, t, u), `${raw} ${b} ${t} ${u}`).toBe(reference(raw, b, t, u))
 }
 
 // every raw address in the real fixtures and the golden answers, in any hex case
@@ -24,7 +25,9 @@ const fixtureAddresses = (): Array<string> => {
     for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
       const p = path.join(dir, e.name)
       if (e.isDirectory()) walk(p)
-      else for (const m of fs.readFileSync(p, "latin1").matchAll(/-?\d{1,3}:[0-9a-fA-F]{64}(?![0-9a-fA-F])/g)) found.add(m[0])
+      else
+        for (const m of fs.readFileSync(p, "latin1").matchAll(/-?\d{1,3}:[0-9a-fA-F]{64}(?![0-9a-fA-F])/g))
+          found.add(m[0])
     }
   }
   walk(REAL)
