@@ -5,7 +5,7 @@
  * ever see a validated result or a classified error; retries are decided by the reason alone, and every attempt
  * (first or retry) takes its own pacing slot on the endpoint it goes to.
  */
-import { Clock, Duration, Effect, Schedule, Schema } from "effect"
+import { Duration, Effect, Either, Schema } from "effect"
 import http from "node:http"
 import https from "node:https"
 import type { Readable } from "node:stream"
@@ -139,20 +139,59 @@ const get = (url: string, headers: Readonly<Record<string, string>>, agents: Age
   })
 
 /**
- * One toncenter endpoint (a base URL with its own key and rate): its pacing gate lets one attempt through at a time,
- * one per `1/rps` slot (see `waitTurn`); its semaphore bounds the requests it has in flight.
+ * A counting semaphore in plain promises: waiters are served in arrival order, and one whose signal aborts leaves the
+ * queue. A permit free at once is taken without a promise.
+ */
+class Permits {
+  private readonly waiters: Array<() => void> = []
+  constructor(private free: number) {}
+
+  /** `undefined` when a permit was free; otherwise a promise of one, rejected with the signal's reason on abort. */
+  take(signal: AbortSignal): Promise<void> | undefined {
+    if (this.free > 0) {
+      this.free -= 1
+      return undefined
+    }
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = () => {
+        const i = this.waiters.indexOf(grant)
+        if (i >= 0) this.waiters.splice(i, 1)
+        reject(signal.reason)
+      }
+      const grant = () => {
+        signal.removeEventListener("abort", onAbort)
+        resolve()
+      }
+      if (signal.aborted) return onAbort()
+      signal.addEventListener("abort", onAbort, { once: true })
+      this.waiters.push(grant)
+    })
+  }
+
+  give(): void {
+    const next = this.waiters.shift()
+    if (next === undefined) this.free += 1
+    else next()
+  }
+}
+
+/**
+ * One toncenter endpoint (a base URL with its own key and rate): its pacing queue lets one attempt through per
+ * `1/rps` slot, in arrival order (see `pace`); its permits bound the requests it has in flight.
  */
 interface Endpoint {
   readonly base: string
   readonly headers: Readonly<Record<string, string>>
   /** Milliseconds between two requests; 0 means unpaced. */
   readonly interval: number
-  readonly gate: Effect.Semaphore
-  readonly slots: Effect.Semaphore
+  readonly slots: Permits
+  /** Attempts waiting for their pacing slot, first first; one timer serves the first. */
+  readonly queue: Array<{ readonly go: () => void; readonly signal: AbortSignal }>
+  timer: ReturnType<typeof setTimeout> | undefined
   last: number
   /** Attempts that chose this endpoint and have not gone out yet. */
   waiting: number
-  /** Consecutive failed attempts; a failing endpoint is avoided while another one is healthy. */
+  /** Consecutive failed attempts; a failing endpoint is avoided while another is healthy. */
   failures: number
   avoidUntil: number
 }
@@ -169,39 +208,78 @@ const endpointFailures: ReadonlySet<UpstreamErrorReason> = new Set([
 const makeEndpoint = (
   e: { readonly url: string; readonly apiKey?: string | undefined; readonly rps: number },
   concurrency: number
-): Effect.Effect<Endpoint> =>
-  Effect.gen(function* () {
-    const headers: Record<string, string> = { accept: "application/json", "accept-encoding": "gzip, deflate, br" }
-    if (e.apiKey) headers["X-API-Key"] = e.apiKey
-    return {
-      base: v2Base(e.url),
-      headers,
-      interval: Number.isFinite(e.rps) && e.rps > 0 ? 1000 / e.rps : 0,
-      gate: yield* Effect.makeSemaphore(1),
-      slots: yield* Effect.makeSemaphore(Math.max(1, concurrency)),
-      last: -Infinity,
-      waiting: 0,
-      failures: 0,
-      avoidUntil: 0
-    }
-  })
+): Endpoint => {
+  const headers: Record<string, string> = { accept: "application/json", "accept-encoding": "gzip, deflate, br" }
+  if (e.apiKey) headers["X-API-Key"] = e.apiKey
+  return {
+    base: v2Base(e.url),
+    headers,
+    interval: Number.isFinite(e.rps) && e.rps > 0 ? 1000 / e.rps : 0,
+    slots: new Permits(Math.max(1, concurrency)),
+    queue: [],
+    timer: undefined,
+    last: -Infinity,
+    waiting: 0,
+    failures: 0,
+    avoidUntil: 0
+  }
+}
 
 /**
- * Waits for the endpoint's next pacing slot. Slots are `interval` apart on the schedule, not from when a late timer
- * actually fired: under load the wake-ups run late, and counting from them would lose that lateness every time (a
- * 10 rps key measured ~7.7 rps on this machine). A late slot may let the next one go up to a quarter interval sooner,
- * never more, so any `rps + 1` consecutive requests still span at least 0.975 s.
+ * Lets the endpoint's waiting attempts go, one per pacing slot, and sets one timer for the next slot when one still
+ * waits. Slots are `interval` apart on the schedule, not from when a late timer actually fired: under load the
+ * wake-ups run late, and counting from them would lose that lateness every time (a 10 rps key measured ~7.7 rps on
+ * this machine). A late slot may let the next one go up to a quarter interval sooner, never more, so any `rps + 1`
+ * consecutive requests still span at least 0.975 s. The clock is `performance.now()`: a millisecond clock put every
+ * two requests of the same millisecond a timer apart however short the interval.
  */
-const waitTurn = (e: Endpoint): Effect.Effect<void> =>
-  Effect.flatMap(Clock.currentTimeMillis, (now) => {
+const release = (e: Endpoint): void => {
+  e.timer = undefined
+  while (e.queue.length > 0) {
+    const first = e.queue[0]!
+    if (first.signal.aborted) {
+      e.queue.shift()
+      continue
+    }
+    const now = performance.now()
     const due = e.last + e.interval
-    return now >= due
-      ? Effect.sync(() => void (e.last = Math.max(due, now - e.interval / 4)))
-      : Effect.zipRight(
-          Effect.sleep(Duration.millis(due - now)),
-          Effect.suspend(() => waitTurn(e))
-        )
+    if (now < due) {
+      e.timer = setTimeout(release, Math.ceil(due - now), e)
+      return
+    }
+    e.last = Math.max(due, now - e.interval / 4)
+    e.queue.shift()
+    first.go()
+  }
+}
+
+/** The endpoint's next pacing slot for one attempt; rejected with the signal's reason when it aborts first. */
+const pace = (e: Endpoint, signal: AbortSignal): Promise<void> | undefined => {
+  if (e.queue.length === 0) {
+    const now = performance.now()
+    const due = e.last + e.interval
+    if (now >= due) {
+      e.last = Math.max(due, now - e.interval / 4)
+      return undefined
+    }
+  }
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = () => {
+      // its place in the queue is skipped when the timer comes to it
+      reject(signal.reason)
+    }
+    if (signal.aborted) return onAbort()
+    signal.addEventListener("abort", onAbort, { once: true })
+    e.queue.push({
+      go: () => {
+        signal.removeEventListener("abort", onAbort)
+        resolve()
+      },
+      signal
+    })
+    if (e.timer === undefined) release(e)
   })
+}
 
 /**
  * The endpoint an attempt should use: the one that can send it soonest (its pacing and the attempts already queued
@@ -231,8 +309,17 @@ export const pickEndpoint = <
   return best
 }
 
+/** A promise of the adapter as an effect: its UpstreamError in the error channel, anything else a defect. */
+const fromPromise = <A>(run: (signal: AbortSignal) => Promise<A>): Effect.Effect<A, UpstreamError> =>
+  Effect.async<A, UpstreamError>((resume, signal) => {
+    run(signal).then(
+      (a) => resume(Effect.succeed(a)),
+      (err: unknown) => resume(err instanceof UpstreamError ? Effect.fail(err) : Effect.die(err))
+    )
+  })
+
 export const makeToncenterHttp = (opts: ToncenterOptions): Effect.Effect<ToncenterHttp> =>
-  Effect.gen(function* () {
+  Effect.sync(() => {
     const base3 = opts.v3Url ? v3Base(opts.v3Url) : undefined
     const baseBlocks = opts.v3BlocksUrl ? v3Base(opts.v3BlocksUrl) : undefined
     const timeoutMs = opts.timeoutMs ?? 15_000
@@ -244,71 +331,77 @@ export const makeToncenterHttp = (opts: ToncenterOptions): Effect.Effect<Toncent
       { url: opts.url, apiKey: opts.apiKey, rps: opts.rps ?? defaultToncenterRps(opts.apiKey) },
       ...(opts.endpoints ?? []).map((e) => ({ url: e.url, apiKey: e.apiKey, rps: e.rps ?? defaultToncenterRps(e.apiKey) }))
     ]
-    const endpoints = yield* Effect.forEach(configured, (e) => makeEndpoint(e, concurrency))
+    const endpoints = configured.map((e) => makeEndpoint(e, concurrency))
     const primary = endpoints[0]!
     let turn = 0
-    // The semaphores bound the sockets in use; idle ones are kept for the next request rather than reconnecting.
+    // The permits bound the sockets in use; idle ones are kept for the next request rather than reconnecting.
     const agents: Agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) }
 
     /** Health bookkeeping only matters when there is another endpoint to turn to. */
-    const record = (e: Endpoint, outcome: UpstreamErrorReason | "ok") =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        Effect.sync(() => {
-          if (endpoints.length === 1) return
-          if (outcome === "ok") {
-            e.failures = 0
-            e.avoidUntil = 0
-          } else if (endpointFailures.has(outcome)) {
-            e.failures += 1
-            e.avoidUntil = now + Math.min(30_000, 250 * 2 ** Math.min(e.failures - 1, 7))
-          }
-        })
-      )
+    const record = (e: Endpoint, outcome: UpstreamErrorReason | "ok") => {
+      if (endpoints.length === 1) return
+      if (outcome === "ok") {
+        e.failures = 0
+        e.avoidUntil = 0
+      } else if (endpointFailures.has(outcome)) {
+        e.failures += 1
+        e.avoidUntil = performance.now() + Math.min(30_000, 250 * 2 ** Math.min(e.failures - 1, 7))
+      }
+    }
 
-    /** One attempt on one endpoint: its slot, its pacing turn, then the request. */
-    const send = (e: Endpoint, url: string): Effect.Effect<unknown, UpstreamError> =>
-      Effect.tryPromise({
-        try: (signal) => get(url, e.headers, agents, signal, timeoutMs),
-        catch: (err) =>
-          err instanceof RequestTimeout
+    /** The answer's JSON when its status is 200; otherwise the failure its status and text say. */
+    const answer = (status: number, text: string, url: string): unknown => {
+      let body: unknown
+      try {
+        body = JSON.parse(text)
+      } catch {
+        // a non-JSON error page is still classified by its status
+        if (status !== 200) throw fail(classifyStatus(status, text), `HTTP ${status}`, url)
+        throw fail("malformed", `body is not JSON (${text.length} bytes)`, url)
+      }
+      if (status !== 200) {
+        const errorText = typeof body === "object" && body !== null && "error" in body ? String(body.error) : ""
+        throw fail(classifyStatus(status, errorText), `HTTP ${status}: ${errorText}`, url)
+      }
+      return body
+    }
+
+    /**
+     * One attempt on one endpoint: a permit, its pacing turn, then the request; the endpoint's health is recorded
+     * from the outcome. Rejects with an UpstreamError (or the signal's reason once aborted).
+     */
+    const send = async (e: Endpoint, url: string, signal: AbortSignal): Promise<unknown> => {
+      const permit = e.slots.take(signal)
+      if (permit !== undefined) await permit
+      let body: unknown
+      try {
+        if (e.interval > 0) {
+          e.waiting += 1
+          try {
+            const turn = pace(e, signal)
+            if (turn !== undefined) await turn
+          } finally {
+            e.waiting -= 1
+          }
+        }
+        const { status, text } = await get(url, e.headers, agents, signal, timeoutMs).catch((err: unknown) => {
+          throw err instanceof RequestTimeout
             ? fail("timeout", err.message, url)
             : fail("network", err instanceof Error ? `${err.name}: ${err.message}` : String(err), url)
-      }).pipe(
-        Effect.flatMap(({ status, text }) => {
-          let body: unknown
-          try {
-            body = JSON.parse(text)
-          } catch {
-            // a non-JSON error page is still classified by its status
-            if (status !== 200) return Effect.fail(fail(classifyStatus(status, text), `HTTP ${status}`, url))
-            return Effect.fail(fail("malformed", `body is not JSON (${text.length} bytes)`, url))
-          }
-          if (status !== 200) {
-            const errorText = typeof body === "object" && body !== null && "error" in body ? String(body.error) : ""
-            return Effect.fail(fail(classifyStatus(status, errorText), `HTTP ${status}: ${errorText}`, url))
-          }
-          return Effect.succeed(body)
-        }),
-        (eff) =>
-          e.slots.withPermits(1)(
-            Effect.zipRight(
-              Effect.acquireUseRelease(
-                Effect.sync(() => void (e.waiting += 1)),
-                () => (e.interval > 0 ? e.gate.withPermits(1)(waitTurn(e)) : Effect.void),
-                () => Effect.sync(() => void (e.waiting -= 1))
-              ),
-              eff
-            )
-          ),
-        Effect.tapBoth({ onFailure: (err) => record(e, err.reason), onSuccess: () => record(e, "ok") })
-      )
+        })
+        body = answer(status, text, url)
+      } catch (err) {
+        if (err instanceof UpstreamError) record(e, err.reason)
+        throw err
+      } finally {
+        e.slots.give()
+      }
+      record(e, "ok")
+      return body
+    }
 
-    const retryPolicy = Schedule.exponential(Duration.millis(retryBaseMs), 2).pipe(
-      Schedule.jittered,
-      Schedule.modifyDelay((d) => Duration.min(d, Duration.millis(retryMaxMs))),
-      Schedule.intersect(Schedule.recurs(retries)),
-      Schedule.whileInput((e: UpstreamError) => retryableReasons.has(e.reason))
-    )
+    /** The wait before retry `n` (0 for the first): exponential from the base, jittered by +-20%, capped. */
+    const backoff = (n: number) => Math.min(retryMaxMs, retryBaseMs * 2 ** n * (0.8 + 0.4 * Math.random()))
 
     // every failed attempt is visible at debug level; the final failure is the caller's to report
     const logAttempt = (e: UpstreamError) =>
@@ -316,31 +409,41 @@ export const makeToncenterHttp = (opts: ToncenterOptions): Effect.Effect<Toncent
         Effect.annotateLogs({ reason: e.reason, url: e.url ?? "" })
       )
 
-    const decodeEnvelope = Schema.decodeUnknown(Envelope)
+    /**
+     * A request: one attempt as one effect, and after a failure that may pass (its reason alone decides) up to
+     * `retries` more, each after its backoff. A request that succeeds at once runs no schedule and no fiber of its own.
+     */
+    const withRetries = <A>(attempt: Effect.Effect<A, UpstreamError>): Effect.Effect<A, UpstreamError> => {
+      const from = (n: number): Effect.Effect<A, UpstreamError> =>
+        Effect.catchAll(attempt, (err) =>
+          n >= retries || !retryableReasons.has(err.reason)
+            ? Effect.zipRight(logAttempt(err), Effect.fail(err))
+            : logAttempt(err).pipe(
+                Effect.zipRight(Effect.sleep(Duration.millis(backoff(n)))),
+                Effect.zipRight(Effect.suspend(() => from(n + 1)))
+              )
+        )
+      return from(0)
+    }
+
+    const decodeEnvelope = Schema.decodeUnknownEither(Envelope)
 
     /** A v2 call: `{ok, result}` envelope, then the result's own schema; both failures are malformed bodies. */
     const v2 = <A, I>(method: string, query: Query, schema: Schema.Schema<A, I>): Effect.Effect<A, UpstreamError> => {
-      const decodeResult = Schema.decodeUnknown(schema)
+      const decodeResult = Schema.decodeUnknownEither(schema)
       // each attempt (a retry too) goes to whichever endpoint can take it soonest
-      const attempt = Effect.flatMap(Clock.currentTimeMillis, (now) => {
-        const e = pickEndpoint(endpoints, now, turn++)
+      const attempt = fromPromise(async (signal) => {
+        const e = pickEndpoint(endpoints, performance.now(), turn++)
         const url = buildUrl(e.base, method, query)
-        return send(e, url).pipe(
-          Effect.flatMap((body) =>
-            decodeEnvelope(body).pipe(Effect.mapError((err) => fail("malformed", `envelope: ${err.message}`, url)))
-          ),
-          Effect.flatMap((env) =>
-            env.ok
-              ? decodeResult(env.result).pipe(
-                  Effect.mapError((err) => fail("malformed", `${method}: ${err.message}`, url))
-                )
-              : Effect.fail(
-                  fail(classifyStatus(env.code ?? 500, env.error ?? ""), `${env.code ?? "?"}: ${env.error ?? ""}`, url)
-                )
-          )
-        )
+        const env = decodeEnvelope(await send(e, url, signal))
+        if (Either.isLeft(env)) throw fail("malformed", `envelope: ${env.left.message}`, url)
+        const { ok, result, code, error } = env.right
+        if (!ok) throw fail(classifyStatus(code ?? 500, error ?? ""), `${code ?? "?"}: ${error ?? ""}`, url)
+        const decoded = decodeResult(result)
+        if (Either.isLeft(decoded)) throw fail("malformed", `${method}: ${decoded.left.message}`, url)
+        return decoded.right
       })
-      return attempt.pipe(Effect.tapError(logAttempt), Effect.retry(retryPolicy), Effect.withSpan(`toncenter.${method}`))
+      return withRetries(attempt)
     }
 
     const v3 = <A, I>(
@@ -351,15 +454,14 @@ export const makeToncenterHttp = (opts: ToncenterOptions): Effect.Effect<Toncent
     ): Effect.Effect<A, UpstreamError> => {
       if (base === undefined) return Effect.die(new Error(`v3 ${method} is not configured`))
       const url = buildUrl(base, method, query)
-      const decode = Schema.decodeUnknown(schema)
+      const decode = Schema.decodeUnknownEither(schema)
       // v3 shares the first endpoint's key, and so its rate
-      return send(primary, url).pipe(
-        Effect.flatMap((body) =>
-          decode(body).pipe(Effect.mapError((e) => fail("malformed", `${method}: ${e.message}`, url)))
-        ),
-        Effect.tapError(logAttempt),
-        Effect.retry(retryPolicy),
-        Effect.withSpan(`toncenter.v3.${method}`)
+      return withRetries(
+        fromPromise(async (signal) => {
+          const decoded = decode(await send(primary, url, signal))
+          if (Either.isLeft(decoded)) throw fail("malformed", `${method}: ${decoded.left.message}`, url)
+          return decoded.right
+        })
       )
     }
 
