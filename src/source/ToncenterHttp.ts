@@ -5,7 +5,7 @@
  * ever see a validated result or a classified error; retries are decided by the reason alone, and every attempt
  * (first or retry) takes its own pacing slot on the endpoint it goes to.
  */
-import { Duration, Effect, Either, Schema } from "effect"
+import { Duration, Effect, Either, type ParseResult, Schema } from "effect"
 import http from "node:http"
 import https from "node:https"
 import type { Readable } from "node:stream"
@@ -19,6 +19,11 @@ import {
   BlockTransactionsExtJson,
   Envelope,
   MasterchainInfoJson,
+  readAccountStates,
+  readBlockHeader,
+  readBlockTransactionsExt,
+  readEnvelope,
+  readShards,
   ShardsJson,
   V3AccountStatesJson,
   V3BlocksJson
@@ -309,6 +314,16 @@ export const pickEndpoint = <
   return best
 }
 
+/** The answer's hand-written reader when it accepts, else the schema's verdict (and its message on a failure). */
+const decoder = <A, I>(schema: Schema.Schema<A, I>, read?: (u: unknown) => A | undefined) => {
+  const decode = Schema.decodeUnknownEither(schema)
+  if (read === undefined) return decode
+  return (u: unknown): Either.Either<A, ParseResult.ParseError> => {
+    const a = read(u)
+    return a === undefined ? decode(u) : Either.right(a)
+  }
+}
+
 /** A promise of the adapter as an effect: its UpstreamError in the error channel, anything else a defect. */
 const fromPromise = <A>(run: (signal: AbortSignal) => Promise<A>): Effect.Effect<A, UpstreamError> =>
   Effect.async<A, UpstreamError>((resume, signal) => {
@@ -428,14 +443,23 @@ export const makeToncenterHttp = (opts: ToncenterOptions): Effect.Effect<Toncent
 
     const decodeEnvelope = Schema.decodeUnknownEither(Envelope)
 
-    /** A v2 call: `{ok, result}` envelope, then the result's own schema; both failures are malformed bodies. */
-    const v2 = <A, I>(method: string, query: Query, schema: Schema.Schema<A, I>): Effect.Effect<A, UpstreamError> => {
-      const decodeResult = Schema.decodeUnknownEither(schema)
+    /**
+     * A v2 call: `{ok, result}` envelope, then the result's own schema (its hand-written reader first where it has
+     * one: what it accepts, the schema decodes alike); both failures are malformed bodies.
+     */
+    const v2 = <A, I>(
+      method: string,
+      query: Query,
+      schema: Schema.Schema<A, I>,
+      read?: (u: unknown) => A | undefined
+    ): Effect.Effect<A, UpstreamError> => {
+      const decodeResult = decoder(schema, read)
       // each attempt (a retry too) goes to whichever endpoint can take it soonest
       const attempt = fromPromise(async (signal) => {
         const e = pickEndpoint(endpoints, performance.now(), turn++)
         const url = buildUrl(e.base, method, query)
-        const env = decodeEnvelope(await send(e, url, signal))
+        const body = await send(e, url, signal)
+        const env = readEnvelope(body) ?? decodeEnvelope(body)
         if (Either.isLeft(env)) throw fail("malformed", `envelope: ${env.left.message}`, url)
         const { ok, result, code, error } = env.right
         if (!ok) throw fail(classifyStatus(code ?? 500, error ?? ""), `${code ?? "?"}: ${error ?? ""}`, url)
@@ -450,11 +474,12 @@ export const makeToncenterHttp = (opts: ToncenterOptions): Effect.Effect<Toncent
       base: string | undefined,
       method: string,
       query: Query,
-      schema: Schema.Schema<A, I>
+      schema: Schema.Schema<A, I>,
+      read?: (u: unknown) => A | undefined
     ): Effect.Effect<A, UpstreamError> => {
       if (base === undefined) return Effect.die(new Error(`v3 ${method} is not configured`))
       const url = buildUrl(base, method, query)
-      const decode = Schema.decodeUnknownEither(schema)
+      const decode = decoder(schema, read)
       // v3 shares the first endpoint's key, and so its rate
       return withRetries(
         fromPromise(async (signal) => {
@@ -477,16 +502,23 @@ export const makeToncenterHttp = (opts: ToncenterOptions): Effect.Effect<Toncent
       masterchainInfo: v2("getMasterchainInfo", {}, MasterchainInfoJson),
       lookupBlock: (id) =>
         v2("lookupBlock", { workchain: id.workchain, shard: id.shard, seqno: id.seqno }, BlockIdExtJson),
-      blockHeader: (id) => v2("getBlockHeader", blockQuery(id), BlockHeaderJson),
-      shards: (mcSeqno) => v2("shards", { seqno: mcSeqno }, ShardsJson),
+      blockHeader: (id) => v2("getBlockHeader", blockQuery(id), BlockHeaderJson, readBlockHeader),
+      shards: (mcSeqno) => v2("shards", { seqno: mcSeqno }, ShardsJson, readShards),
       blockTransactionsExt: (id, page) =>
         v2(
           "getBlockTransactionsExt",
           { ...blockQuery(id), count: page.count, after_lt: page.afterLt, after_hash: page.afterHash },
-          BlockTransactionsExtJson
+          BlockTransactionsExtJson,
+          readBlockTransactionsExt
         ),
       accountStates: (addresses) =>
-        v3(base3, "accountStates", { address: addresses, include_boc: "false", limit: addresses.length }, V3AccountStatesJson),
+        v3(
+          base3,
+          "accountStates",
+          { address: addresses, include_boc: "false", limit: addresses.length },
+          V3AccountStatesJson,
+          readAccountStates
+        ),
       blocksV3: (mcSeqno, page) =>
         v3(baseBlocks, "blocks", { mc_seqno: mcSeqno, limit: page.limit, offset: page.offset }, V3BlocksJson)
     } satisfies ToncenterHttp
