@@ -184,7 +184,7 @@ class Permits {
  * One toncenter endpoint (a base URL with its own key and rate): its pacing queue lets one attempt through per
  * `1/rps` slot, in arrival order (see `pace`); its permits bound the requests it has in flight.
  */
-interface Endpoint {
+interface Endpoint extends Pacing {
   readonly base: string
   readonly headers: Readonly<Record<string, string>>
   /** Milliseconds between two requests; 0 means unpaced. */
@@ -193,7 +193,6 @@ interface Endpoint {
   /** Attempts waiting for their pacing slot, first first; one timer serves the first. */
   readonly queue: Array<{ readonly go: () => void; readonly signal: AbortSignal }>
   timer: ReturnType<typeof setTimeout> | undefined
-  last: number
   /** Attempts that chose this endpoint and have not gone out yet. */
   waiting: number
   /** Consecutive failed attempts; a failing endpoint is avoided while another is healthy. */
@@ -216,10 +215,12 @@ const makeEndpoint = (
 ): Endpoint => {
   const headers: Record<string, string> = { accept: "application/json", "accept-encoding": "gzip, deflate, br" }
   if (e.apiKey) headers["X-API-Key"] = e.apiKey
+  const interval = Number.isFinite(e.rps) && e.rps > 0 ? 1000 / e.rps : 0
   return {
     base: v2Base(e.url),
     headers,
-    interval: Number.isFinite(e.rps) && e.rps > 0 ? 1000 / e.rps : 0,
+    interval,
+    early: pacingLeeway(interval),
     slots: new Permits(Math.max(1, concurrency)),
     queue: [],
     timer: undefined,
@@ -230,13 +231,39 @@ const makeEndpoint = (
   }
 }
 
+/** An endpoint's pacing: slots `interval` ms apart, the last one given at `last`, `early` ms of leeway (see below). */
+export interface Pacing {
+  readonly interval: number
+  readonly early: number
+  last: number
+}
+
 /**
- * Lets the endpoint's waiting attempts go, one per pacing slot, and sets one timer for the next slot when one still
- * waits. Slots are `interval` apart on the schedule, not from when a late timer actually fired: under load the
- * wake-ups run late, and counting from them would lose that lateness every time (a 10 rps key measured ~7.7 rps on
- * this machine). A late slot may let the next one go up to a quarter interval sooner, never more, so any `rps + 1`
- * consecutive requests still span at least 0.975 s. The clock is `performance.now()`: a millisecond clock put every
- * two requests of the same millisecond a timer apart however short the interval.
+ * The leeway of a pacing interval: a timer cannot wake sooner than a millisecond, so an interval shorter than that
+ * lets the slots of the coming millisecond go at one wake-up (they stay `interval` apart on the schedule, and the
+ * rate is kept over any millisecond); an interval of a millisecond or more has none, one slot per wake-up.
+ */
+export const pacingLeeway = (interval: number): number => (interval > 0 && interval < 1 ? 1 - interval : 0)
+
+/**
+ * Takes the next pacing slot at `now` (0) or says how many milliseconds until it may be taken. Slots are `interval`
+ * apart on the schedule, not from when a late timer actually fired: under load the wake-ups run late, and counting
+ * from them would lose that lateness every time (a 10 rps key measured ~7.7 rps on this machine). A late slot may
+ * let the next one go up to a quarter interval sooner (or `early`, when larger), never more, and a slot goes at most
+ * `early` before its time, so any `rps + 1` consecutive requests still span at least 0.975 s (1 s less a quarter
+ * interval, or less twice `early`, under 2 ms).
+ */
+export const takeSlot = (p: Pacing, now: number): number => {
+  const due = p.last + p.interval
+  if (now < due - p.early) return due - p.early - now
+  p.last = Math.max(due, now - Math.max(p.interval / 4, p.early))
+  return 0
+}
+
+/**
+ * Lets the endpoint's waiting attempts go while their slots are due, and sets one timer for the next slot when one
+ * still waits. The clock is `performance.now()`: a millisecond clock put every two requests of the same millisecond
+ * a timer apart however short the interval.
  */
 const release = (e: Endpoint): void => {
   e.timer = undefined
@@ -246,13 +273,11 @@ const release = (e: Endpoint): void => {
       e.queue.shift()
       continue
     }
-    const now = performance.now()
-    const due = e.last + e.interval
-    if (now < due) {
-      e.timer = setTimeout(release, Math.ceil(due - now), e)
+    const wait = takeSlot(e, performance.now())
+    if (wait > 0) {
+      e.timer = setTimeout(release, Math.ceil(wait), e)
       return
     }
-    e.last = Math.max(due, now - e.interval / 4)
     e.queue.shift()
     first.go()
   }
@@ -260,14 +285,7 @@ const release = (e: Endpoint): void => {
 
 /** The endpoint's next pacing slot for one attempt; rejected with the signal's reason when it aborts first. */
 const pace = (e: Endpoint, signal: AbortSignal): Promise<void> | undefined => {
-  if (e.queue.length === 0) {
-    const now = performance.now()
-    const due = e.last + e.interval
-    if (now >= due) {
-      e.last = Math.max(due, now - e.interval / 4)
-      return undefined
-    }
-  }
+  if (e.queue.length === 0 && takeSlot(e, performance.now()) === 0) return undefined
   return new Promise<void>((resolve, reject) => {
     const onAbort = () => {
       // its place in the queue is skipped when the timer comes to it
