@@ -1,13 +1,13 @@
-// A v3 page's reads on a filled store (`account_lookups_kv`, sql/0142): two statements, as the store made them before
-// 2026-11-27 (the page's lines from its `v3_pages` row, then one multi-get of the keys cut from them here), against
-// the one statement of src/store/Store.ts `v3PageLinesLookups` (the keys cut from the lines in SQL and left-joined
-// onto the table by the engine's direct join), planned by the former analyzer (as the store runs it) and by the new
-// one. Over a store kept by `bench:ingest --store` (BENCH_STORE_DIR; a copy: the engine writes to it), for
-// BENCH_BLOCKS (200) random masterchain blocks, pages of 40 newest first with the address book, BENCH_GROUPS ("1,16")
-// pages per statement set (what the store's shared statements make of concurrent pages; 1 is a lone page).
-// BENCH_VARIANTS picks variants by name (comma-separated). Variants alternate set by set, so they share the machine's
-// load, and must return the same lines and lookup rows. Prints per variant the median wall per set and this
-// process's CPU (engine threads included) per set and per page; numbers are printed, never asserted.
+// A v3 page's reads on a filled store (`account_lookups_kv`, sql/0142): the store's two statements (the page's lines
+// from its `v3_pages` row, then one multi-get of the keys cut from them here, as src/store/Store.ts cuts them) against
+// ONE statement: the keys cut from the lines in SQL, array-joined beside the lines and left-joined onto the table by
+// the engine's direct (key-value) join, planned by the former analyzer and by the new one (measured, not built:
+// BENCHMARKS.md, 2026-11-27). Over a store kept by `bench:ingest --store` (BENCH_STORE_DIR; a copy: the engine writes
+// to it), for BENCH_BLOCKS (200) random masterchain blocks, pages of 40 newest first with the address book,
+// BENCH_GROUPS ("1,16") pages per statement set (what the store's shared statements make of concurrent pages; 1 is a
+// lone page). BENCH_VARIANTS picks variants by name (comma-separated). Variants alternate set by set, so they share
+// the machine's load, and must return the same lines and lookup rows. Prints per variant the median wall per set and
+// this process's CPU (engine threads included) per set and per page; numbers are printed, never asserted.
 import { Session } from "chdb"
 import { readFileSync } from "node:fs"
 import { loadavg } from "node:os"
@@ -86,8 +86,11 @@ const two = async (seqnos: ReadonlyArray<number>): Promise<Answer> => {
   return { lines, values }
 }
 
-// the statement of `v3PageLinesLookups` for pages of one shape with the address book; per output row: block, found,
-// key, value, line
+// The one statement, for pages of one shape with the address book. The keys (state hashes, book addresses: each line
+// `state_before \t state_after \t book \t v3`) are cut in SQL, the empty key (the table's filled marker) first so
+// a row with an empty page still answers; keys and lines are array-joined side by side (the shorter padded with '')
+// and each key left-joined onto the table by the direct join: a multi-get of the left rows' keys, no right-hand
+// pipeline or hash table. Per output row: block, found, key, value, line ('' past the page's end).
 const keysOf = `arrayDistinct(arrayFilter(k -> k != '', splitByChar(' ', arrayStringConcat(
   arrayMap(x -> arrayStringConcat(splitByChar('\\t', x, 3), ' '), ${page}), ' '))))`
 const one =
