@@ -107,6 +107,7 @@ const ConsumerLive = Layer.unwrapEffect(
       groupId: c.group,
       batchRows: c.batchRows,
       batchBytes: c.batchBytes,
+      fetchBytes: c.fetchBytes,
       batchMs: c.batchMs,
       sessionTimeoutMs: c.sessionTimeoutMs,
       progressTarget: () => target

@@ -100,6 +100,7 @@ export interface ConsumerSettings {
   readonly group: string
   readonly batchRows: number
   readonly batchBytes: number
+  readonly fetchBytes: number
   readonly batchMs: number
   readonly sessionTimeoutMs: number
   readonly heapGrowthPercent: number
@@ -387,6 +388,12 @@ export const settings = {
       "16777216",
       "Kafka record bytes per insert batch (the decoded bundles held in memory take about as much)",
       int(65_536, 2_147_483_647)
+    ),
+    fetchBytes: setting(
+      "CONSUMER_FETCH_BYTES",
+      "4194304",
+      "Compressed Kafka record bytes one fetch brings (per partition and in all; a larger record batch still comes whole): each fetch is decompressed at once, ~6x larger with zstd",
+      int(16_384, 2_147_483_647)
     ),
     batchMs: setting("CONSUMER_BATCH_MS", "1000", "Longest wait before a partial batch is written", int(1, 3_600_000)),
     sessionTimeoutMs: setting(

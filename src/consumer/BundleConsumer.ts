@@ -30,6 +30,11 @@ export interface ConsumerRun {
   readonly batchRows: number
   /** Kafka value bytes per batch: bounds the decoded bundles held in memory (they take about as much heap). */
   readonly batchBytes?: number
+  /**
+   * Compressed record bytes one fetch brings, per partition and in all (CONSUMER_FETCH_BYTES): kafkajs decompresses
+   * a whole fetch at once. A larger record batch still comes whole (since Kafka 0.10.1 a fetch returns at least one).
+   */
+  readonly fetchBytes?: number
   readonly batchMs: number
   /**
    * How far the process's V8 heaps may grow past what their last full collection kept, percent (src/ops/heapGrowth.ts);
@@ -76,10 +81,7 @@ export const runConsumer = (run: ConsumerRun) =>
     const tracker = new ProgressTracker()
     const reporter = new ProgressReporter("consumer", tracker)
     const batchBytes = run.batchBytes ?? Number.POSITIVE_INFINITY
-    const fetchBytes = Math.min(
-      client.maxMessageBytes,
-      Math.max(1024 * 1024, Number.isFinite(batchBytes) ? Math.floor(batchBytes / 4) : 16 * 1024 * 1024)
-    )
+    const fetchBytes = run.fetchBytes ?? DEFAULT_FETCH_BYTES
     let lastStored = -1
 
     const partitions = client.blockPartitions
@@ -116,8 +118,7 @@ export const runConsumer = (run: ConsumerRun) =>
                 groupId: run.groupId,
                 readUncommitted: false,
                 allowAutoTopicCreation: false,
-                // Memory bound: one fetch brings about one batch (compressed records, ~4x smaller than their values).
-                // A larger record still comes whole: since Kafka 0.10.1 a fetch returns at least one record batch.
+                // Memory bound: kafkajs decompresses a whole fetch at once (zstd values are ~6x the bytes fetched).
                 maxBytesPerPartition: fetchBytes,
                 maxBytes: fetchBytes,
                 maxWaitTimeInMs: Math.min(500, run.batchMs),
@@ -239,6 +240,9 @@ export const runConsumer = (run: ConsumerRun) =>
               )
             }
           }
+          let fetched = 0
+          for (const message of batch.messages) fetched += message.value?.length ?? 0
+          metrics.consumerFetchedBytes.observe(fetched)
           for (const message of batch.messages) {
             // A rebalance began: the rest of this batch may belong to another member by now.
             if (!isRunning() || isStale() || (grouped && epoch !== batchEpoch)) break
@@ -330,6 +334,12 @@ export const runConsumer = (run: ConsumerRun) =>
     )
   })
 
+/**
+ * CONSUMER_FETCH_BYTES's default: ~25 MB of values with zstd, as a quarter of the default batch bytes brought before.
+ * 1 MiB measured no lower peak (BENCHMARKS.md, "the consumer's own memory: the kafkajs fetch").
+ */
+export const DEFAULT_FETCH_BYTES = 4 * 1024 * 1024
+
 // kafkajs is CommonJS and its error classes are not among the names Node can import from it directly.
 const { KafkaJSError } = kafkajs
 
@@ -361,6 +371,7 @@ export class BundleConsumer extends Context.Tag("ton-exporter/BundleConsumer")<
         groupId: c.group,
         batchRows: c.batchRows,
         batchBytes: c.batchBytes,
+        fetchBytes: c.fetchBytes,
         batchMs: c.batchMs,
         sessionTimeoutMs: c.sessionTimeoutMs,
         heapGrowthPercent: c.heapGrowthPercent

@@ -22,6 +22,8 @@ export interface MetricsShape {
   readonly consumerRows: Counter<"table">
   readonly consumerInsertSeconds: Histogram<"table">
   readonly consumerFlushes: Counter
+  /** Value bytes of one partition's records in one fetch, decompressed (CONSUMER_FETCH_BYTES bounds them packed). */
+  readonly consumerFetchedBytes: Histogram
   readonly consumerIncompleteRemoved: Counter
   /** CPU seconds per pipeline stage, measured on the thread that runs it (src/ops/cpu.ts). */
   readonly stageCpuSeconds: Counter<"stage">
@@ -112,6 +114,12 @@ export const makeMetrics = (defaults = true): MetricsShape => {
       registers
     }),
     consumerFlushes: new Counter({ name: "ton_consumer_flushes_total", help: "Batches written and committed", registers }),
+    consumerFetchedBytes: new Histogram({
+      name: "ton_consumer_fetched_value_bytes",
+      help: "Record value bytes of one partition's share of one Kafka fetch of the consumer, decompressed",
+      buckets: [65_536, 262_144, 1_048_576, 4_194_304, 16_777_216, 67_108_864],
+      registers
+    }),
     consumerIncompleteRemoved: new Counter({
       name: "ton_consumer_incomplete_mc_blocks_removed_total",
       help: "Masterchain blocks whose partial rows were removed before being written again",
