@@ -116,7 +116,6 @@ interface V2Row {
   readonly v2: string
 }
 
-
 /** A `latest_account_code` row as the code-hash lookups read it: `key` is the account, `mc` its masterchain seqno. */
 interface CodeRow {
   readonly key: string
@@ -332,10 +331,13 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
   /** Marks a block seen done by a marker-checked statement (its range's bitmap may predate it). */
   private rememberMcDone(seqno: number): void {
     const chunk = Math.floor(seqno / DONE_CHUNK)
-    void this.doneChunks.get(chunk)?.then((bitmap) => {
-      const i = seqno - chunk * DONE_CHUNK
-      bitmap[i >> 3]! |= 1 << (i & 7)
-    }, () => {})
+    void this.doneChunks.get(chunk)?.then(
+      (bitmap) => {
+        const i = seqno - chunk * DONE_CHUNK
+        bitmap[i >> 3]! |= 1 << (i & 7)
+      },
+      () => {}
+    )
   }
 
   private rememberDone(key: string, block: BlockRecord): void {
@@ -370,7 +372,9 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
 
   async mcBlockDone(seqno: number): Promise<boolean> {
     if (!isUInt32(seqno)) return false
-    const [r] = await this.rows<{ n: string }>(`SELECT count() AS n FROM mc_blocks_done WHERE mc_seqno = ${uint32(seqno)}`)
+    const [r] = await this.rows<{ n: string }>(
+      `SELECT count() AS n FROM mc_blocks_done WHERE mc_seqno = ${uint32(seqno)}`
+    )
     return r !== undefined && r.n !== "0"
   }
 
@@ -846,7 +850,11 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
   }
 
   /** A v2 page of a done block in one statement: the pieces after the cursor, in (account, lt) order, as raw text. */
-  async v2PageText(block: BlockRecord, after: AccountCursor | null, count: number): Promise<ReadonlyArray<string> | null> {
+  async v2PageText(
+    block: BlockRecord,
+    after: AccountCursor | null,
+    count: number
+  ): Promise<ReadonlyArray<string> | null> {
     const id = block.id
     if (!validBlockId(id) || !isUInt32(count) || count === 0) return null
     if (after !== null && !/^[0-9A-Fa-f]{64}$/.test(after.account)) return null
