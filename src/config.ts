@@ -25,6 +25,12 @@ export const DEFAULT_PRODUCER_HEAP_GROWTH_PERCENT = 0
  * times what survives (BENCHMARKS.md, "the consumer's own memory").
  */
 export const DEFAULT_CONSUMER_HEAP_GROWTH_PERCENT = 0
+/**
+ * RocksDB block cache of `account_lookups_kv` in the embedded engine, bytes. RocksDB's own 32 MiB holds about half of
+ * the table of the 200,000-transaction store (212k rows, ~61 MB of 4 KiB blocks once decompressed), so a random page's
+ * lookups decompress ~45 ZSTD blocks; this holds that table twice over (BENCHMARKS.md, "the lookups' block cache").
+ */
+export const DEFAULT_LOOKUPS_CACHE_BYTES = 128 * 1024 * 1024
 /** The codec measured cheapest for the pipeline (BENCHMARKS.md, "End-to-end ingest"). */
 export const DEFAULT_KAFKA_COMPRESSION: KafkaCompression = "zstd"
 
@@ -55,6 +61,11 @@ export interface ClickHouseSettings {
   readonly dataDir: string
   /** A cluster of CLICKHOUSE_URL's server: migrations create replicated local tables and distributed ones on it. */
   readonly cluster: string
+  /**
+   * Embedded engine only: bytes of RocksDB's block cache for `account_lookups_kv` (sql/0142), the table every uncached
+   * v3 page multi-gets from; 0 leaves RocksDB's own (32 MiB per table). Filled only by reads, up to this.
+   */
+  readonly lookupsCacheBytes: number
 }
 
 export interface ToncenterSettings {
@@ -295,6 +306,12 @@ export const settings = {
         raw.trim() === "" || /^[A-Za-z_][A-Za-z0-9_]*$/.test(raw.trim())
           ? Either.right(raw.trim())
           : Either.left(`must be a plain identifier, got ${JSON.stringify(raw)}`)
+    ),
+    lookupsCacheBytes: setting(
+      "CLICKHOUSE_LOOKUPS_CACHE_BYTES",
+      String(DEFAULT_LOOKUPS_CACHE_BYTES),
+      "Embedded chdb: RocksDB block cache of account_lookups_kv, filled by the API's v3 lookups up to this; 0 leaves RocksDB's 32 MiB",
+      int(0, 2 ** 40)
     )
   },
   toncenter: {

@@ -8,6 +8,7 @@ import {
   type ClickHouseClient,
   type ClickHouseSettings as ChSettings
 } from "@clickhouse/client"
+import type { Session } from "chdb"
 import type { createChdbConnection } from "chdb/connection"
 import { Context, Effect, Layer, Redacted, Schema } from "effect"
 import { accessSync, constants, mkdirSync } from "node:fs"
@@ -15,6 +16,7 @@ import { createRequire } from "node:module"
 import { resolve } from "node:path"
 import { Readable } from "node:stream"
 import { ClickHouseConfig, type ClickHouseSettings } from "../config.js"
+import { type EngineOptions, withEngineConfig } from "./engineConfig.js"
 import { FILE_INSERT_BYTES, fileInsertStatement, resetSpool, settingsClause, withSpoolFile } from "./fileInsert.js"
 
 export class ClickHouseError extends Schema.TaggedError<ClickHouseError>()("ClickHouseError", {
@@ -123,6 +125,8 @@ export type ClickHouseClientConfig = Pick<ClickHouseSettings, "url" | "user" | "
   readonly password: string
   /** CLICKHOUSE_CLUSTER: empty or absent for a single server (and always for embedded chdb). */
   readonly cluster?: string
+  /** CLICKHOUSE_LOOKUPS_CACHE_BYTES (embedded engine only); absent: RocksDB's own cache, as with 0. */
+  readonly lookupsCacheBytes?: number
 }
 
 const quoteIdent = (name: string): string => {
@@ -136,6 +140,8 @@ const quoteIdent = (name: string): string => {
 interface SharedEngine {
   readonly path: string
   readonly connection: ReturnType<typeof createChdbConnection>
+  /** The native session that started the engine with its arguments, closed after `connection`. */
+  readonly starter: Session | undefined
   refs: number
 }
 let engine: SharedEngine | undefined
@@ -149,7 +155,31 @@ const loadChdb = (): typeof createChdbConnection =>
   (createRequire(import.meta.url)("chdb/connection") as { createChdbConnection: typeof createChdbConnection })
     .createChdbConnection
 
-const acquireEngine = (path: string): SharedEngine => {
+/**
+ * The engine's first connection: a native session carrying the engine's arguments (the client's connection adapter
+ * takes none) when there are any, then the adapter's connection, which shares the engine it started.
+ */
+const startEngine = (path: string, options: EngineOptions): Omit<SharedEngine, "refs"> =>
+  withEngineConfig(options, (args) => {
+    const starter =
+      args.length === 0
+        ? undefined
+        : new (createRequire(import.meta.url)("chdb") as { Session: typeof Session }).Session(path, {
+            connectionArgs: [...args]
+          })
+    try {
+      return { path, connection: loadChdb()({ path }), starter }
+    } catch (cause) {
+      starter?.close()
+      throw cause
+    }
+  })
+
+/**
+ * The process's engine on `path`, started with `options` by the first client of the process; a later client shares
+ * it as started (one engine per process: its configuration is read once).
+ */
+const acquireEngine = (path: string, options: EngineOptions): SharedEngine => {
   if (engine !== undefined) {
     if (engine.path !== path) {
       throw new ClickHouseError({
@@ -173,7 +203,7 @@ const acquireEngine = (path: string): SharedEngine => {
     })
   }
   try {
-    engine = { path, connection: loadChdb()({ path }), refs: 1 }
+    engine = { ...startEngine(path, options), refs: 1 }
   } catch (cause) {
     throw new ClickHouseError({
       reason: "DataDirUnavailable",
@@ -190,7 +220,7 @@ const acquireEngine = (path: string): SharedEngine => {
   } catch (cause) {
     const opened = engine
     engine = undefined
-    void opened.connection.close()
+    void opened.connection.close().finally(() => opened.starter?.close())
     throw new ClickHouseError({
       reason: "DataDirUnavailable",
       message: `CLICKHOUSE_DATA_DIR=${path}: cannot prepare its insert spool directory (${(cause as Error).message})`,
@@ -204,6 +234,7 @@ const releaseEngine = async (shared: SharedEngine): Promise<void> => {
   if (shared.refs === 0 && engine === shared) {
     engine = undefined
     await shared.connection.close()
+    shared.starter?.close()
   }
 }
 
@@ -378,7 +409,7 @@ const makeServerClient = async (cfg: ClickHouseClientConfig & { url: string }): 
 
 const makeChdbClient = async (cfg: ClickHouseClientConfig): Promise<ClickHouseHandle> => {
   const path = resolve(cfg.dataDir)
-  const shared = acquireEngine(path)
+  const shared = acquireEngine(path, { lookupsCacheBytes: cfg.lookupsCacheBytes ?? 0 })
   try {
     await shared.connection.command({ query: `CREATE DATABASE IF NOT EXISTS ${quoteIdent(cfg.database)}` })
   } catch (cause) {

@@ -1,0 +1,60 @@
+/**
+ * The server configuration the embedded engine starts with: RocksDB options of the key-value tables, which are read
+ * from the `rocksdb` section of the configuration when a table opens and cannot be given as settings. It reaches the
+ * engine as an argument of the process's first connection, which starts the engine (later connections share it, and
+ * their arguments are ignored). Invariant: with no option set the engine starts with no configuration file at all,
+ * exactly as it did before this module.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+
+export interface EngineOptions {
+  /** RocksDB block cache of `account_lookups_kv` (sql/0142), bytes; 0 leaves RocksDB's own (32 MiB per table). */
+  readonly lookupsCacheBytes: number
+}
+
+/**
+ * The configuration text for `options`, or undefined when none differs from the engine's defaults. RocksDB takes a
+ * bare number for `block_cache` as the capacity of a new LRU cache of that table alone (a table section matches the
+ * table by name in every database).
+ */
+export const engineConfigXml = (options: EngineOptions): string | undefined => {
+  const bytes = options.lookupsCacheBytes
+  if (!Number.isSafeInteger(bytes) || bytes < 0) throw new RangeError(`lookups cache: ${bytes} is not a byte count`)
+  if (bytes === 0) return undefined
+  return [
+    "<clickhouse>",
+    "  <!-- CLICKHOUSE_LOOKUPS_CACHE_BYTES -->",
+    "  <rocksdb>",
+    "    <tables>",
+    "      <table>",
+    "        <name>account_lookups_kv</name>",
+    "        <block_based_table_options>",
+    `          <block_cache>${bytes}</block_cache>`,
+    "        </block_based_table_options>",
+    "      </table>",
+    "    </tables>",
+    "  </rocksdb>",
+    "</clickhouse>",
+    ""
+  ].join("\n")
+}
+
+/**
+ * Runs `open` with the engine's arguments for `options`: none when nothing is configured, else one that loads the
+ * text from a file of its own in the system's temporary directory, removed once `open` returns (the engine reads it
+ * once, at start; the data directory may still be another process's until the engine holds it).
+ */
+export const withEngineConfig = <A>(options: EngineOptions, open: (args: ReadonlyArray<string>) => A): A => {
+  const xml = engineConfigXml(options)
+  if (xml === undefined) return open([])
+  const dir = mkdtempSync(join(tmpdir(), "engine-config-"))
+  try {
+    const file = join(dir, "config.xml")
+    writeFileSync(file, xml)
+    return open([`--config-file=${file}`])
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}

@@ -1,0 +1,37 @@
+// The embedded engine's configuration text from its options: none at all when nothing differs from the engine's
+// defaults (it starts exactly as without the file), else the lookups table's block cache by name; the temporary file
+// that carries it to the engine is gone once the engine is open.
+import { existsSync, readFileSync } from "node:fs"
+import { describe, expect, it } from "vitest"
+import { engineConfigXml, withEngineConfig } from "../../../src/clickhouse/engineConfig.js"
+
+describe("engine configuration", () => {
+  it("is absent with the lookups cache at 0, and no argument reaches the engine", () => {
+    expect(engineConfigXml({ lookupsCacheBytes: 0 })).toBeUndefined()
+    expect(withEngineConfig({ lookupsCacheBytes: 0 }, (args) => args)).toEqual([])
+  })
+
+  it("sizes account_lookups_kv's block cache alone, in bytes", () => {
+    const xml = engineConfigXml({ lookupsCacheBytes: 134217728 })!
+    expect(xml).toContain("<rocksdb>")
+    expect(xml.match(/<table>/g)).toHaveLength(1)
+    expect(xml).toContain("<name>account_lookups_kv</name>")
+    expect(xml).toContain("<block_cache>134217728</block_cache>")
+  })
+
+  it("refuses a size that is not a byte count", () => {
+    expect(() => engineConfigXml({ lookupsCacheBytes: -1 })).toThrow(RangeError)
+    expect(() => engineConfigXml({ lookupsCacheBytes: 1.5 })).toThrow(RangeError)
+  })
+
+  it("hands the engine a file holding the text, removed once the engine is open", () => {
+    let file = ""
+    const text = withEngineConfig({ lookupsCacheBytes: 1 << 20 }, (args) => {
+      expect(args).toHaveLength(1)
+      file = args[0]!.replace(/^--config-file=/, "")
+      return readFileSync(file, "utf8")
+    })
+    expect(text).toBe(engineConfigXml({ lookupsCacheBytes: 1 << 20 }))
+    expect(existsSync(file)).toBe(false)
+  })
+})
