@@ -7,8 +7,6 @@ import { runMain } from "../src/infra/runMain.js"
 import { backfillTxPages } from "../src/store/backfillPages.js"
 import { backfillV3Pages } from "../src/store/backfillV3Pages.js"
 import { backfillV2Pages } from "../src/store/backfillV2Pages.js"
-import { fillAccountStatesKv } from "../src/store/accountStatesKv.js"
-import { fillAccountCodeKv } from "../src/store/accountCodeKv.js"
 import { fillAccountLookupsKv } from "../src/store/accountLookupsKv.js"
 import { redecodeBodies } from "../src/store/redecode.js"
 import { installFastCellHash } from "../src/ton/fastHash.js"
@@ -26,10 +24,15 @@ const program = Effect.gen(function* () {
   // Decoded columns written by an older body decoder are brought to this build's (and their blocks' pages rendered
   // again); one query when the store is current.
   const redecoded = yield* Effect.promise(() =>
-    redecodeBodies(ch.client, { ...(ch.cluster ? { cluster: ch.cluster } : {}), onProgress: (line) => console.log(line) })
+    redecodeBodies(ch.client, {
+      ...(ch.cluster ? { cluster: ch.cluster } : {}),
+      onProgress: (line) => console.log(line)
+    })
   )
   if (redecoded.outcome === "newer") {
-    yield* Console.log(`redecode: the store holds decoder version ${redecoded.from}, newer than this build's: left as is`)
+    yield* Console.log(
+      `redecode: the store holds decoder version ${redecoded.from}, newer than this build's: left as is`
+    )
   }
   // Done blocks without pages (stored before the page table, sql/0100, or dropped by a migration) get them now: on a
   // cluster into `tx_pages` (a no-op once every done block has pieces); on a single node straight into the key-value
@@ -38,17 +41,8 @@ const program = Effect.gen(function* () {
     backfillTxPages(ch.client, ch.cluster === undefined ? { pageKv: true } : {})
   )
   if (filled.length > 0) yield* Console.log(`pages: rendered ${filled.length} masterchain blocks`)
-  // The key-value copy of the known account states (sql/0134); off on a cluster (per-node table).
-  if (ch.cluster === undefined) {
-    const states = yield* Effect.promise(() => fillAccountStatesKv(ch.client))
-    if (states > 0) yield* Console.log(`account_states_kv: copied ${states} known account states`)
-  }
-  // Each account's newest done code hash as one key-value row (sql/0141); off on a cluster (per-node table).
-  if (ch.cluster === undefined) {
-    const codes = yield* Effect.promise(() => fillAccountCodeKv(ch.client))
-    if (codes > 0) yield* Console.log(`account_code_kv: wrote ${codes} accounts' code hashes`)
-  }
-  // Both again in the one key-value table a v3 page's lookups read (sql/0142), after them; off on a cluster.
+  // The one key-value table a v3 page's lookups read (sql/0142): the known account states and each account's newest
+  // done code hash; off on a cluster (per-node table).
   if (ch.cluster === undefined) {
     const copied = yield* Effect.promise(() => fillAccountLookupsKv(ch.client))
     if (copied !== null) {

@@ -30,7 +30,7 @@ export const accountStateRow = (s: AccountStateRecord): AccountStateRow => {
     frozen_hash: s.frozen_hash,
     data_hash: s.data_hash,
     code_hash: s.code_hash,
-    // hash-only: no field at all (so a row without one renders exactly as an absent state, see account_states_kv)
+    // hash-only: no field at all (so a row without one renders exactly as an absent state, see sql/0142)
     known:
       s.balance === null &&
       s.account_status === null &&

@@ -5,7 +5,6 @@
 import { type TxPageRow, txPageRow } from "../store/pages.js"
 import type { MasterchainBundle } from "../ton/record.js"
 import { type AccountStateRow, accountStateRows } from "./account_states.js"
-import { accountStateKvRows } from "./account_states_kv.js"
 import { type BlockRow, blockRow } from "./blocks.js"
 import { type LatestAccountCodeRow, latestAccountCodeRows } from "./latest_account_code.js"
 import { type McBlockDoneRow, mcBlockDoneRow } from "./mc_blocks_done.js"
@@ -19,7 +18,6 @@ import { type V2PageRow, v2PageKey, v2PageRows } from "./v2_pages.js"
 export interface TableRows {
   readonly message_contents: Array<MessageContentRow>
   readonly account_states: Array<AccountStateRow>
-  readonly account_states_kv: Array<AccountStateRow>
   readonly messages: Array<MessageRow>
   readonly transactions: Array<TransactionRow>
   readonly tx_pages: Array<TxPageRow>
@@ -34,8 +32,7 @@ export interface TableRows {
 export type TableName = keyof TableRows
 
 /**
- * Insert order. Content-addressed tables first (`account_states_kv`, the key-value copy of the known states, sql/0134,
- * right after `account_states`); then `mc_shard_blocks`, which has a row for every masterchain block
+ * Insert order. Content-addressed tables first; then `mc_shard_blocks`, which has a row for every masterchain block
  * (its own block at least), BEFORE any other table keyed by masterchain seqno, so that any row of a masterchain block
  * implies its `mc_shard_blocks` rows (deleteIncomplete finds unfinished blocks there alone); `v3_pages` (the
  * block's v3 page in one key-value row, made from the same pieces as `tx_pages`, sql/0131) right after them; `v2_pages` (a key-value table keyed by
@@ -45,7 +42,6 @@ export type TableName = keyof TableRows
 export const INSERT_ORDER: ReadonlyArray<TableName> = [
   "message_contents",
   "account_states",
-  "account_states_kv",
   "mc_shard_blocks",
   "messages",
   "transactions",
@@ -73,7 +69,6 @@ export const MC_KEYED_TABLES: ReadonlyArray<{ readonly table: TableName; readonl
 export const emptyTableRows = (): TableRows => ({
   message_contents: [],
   account_states: [],
-  account_states_kv: [],
   messages: [],
   transactions: [],
   tx_pages: [],
@@ -141,7 +136,6 @@ export const flattenBundle = (
   return {
     message_contents,
     account_states,
-    account_states_kv: accountStateKvRows(account_states),
     messages,
     transactions,
     tx_pages: options.pageKv === true ? piecesWithoutV2Row(pages, v2_pages) : pages,
@@ -158,8 +152,8 @@ export const flattenBundle = (
 export type RowVisitor = <T extends TableName>(table: T, row: TableRows[T][number]) => void
 
 /**
- * Rows of many bundles for one batched insert per table, handed to `visit` bundle by bundle (account states last,
- * then the known ones again for `account_states_kv`), so a caller can keep only what it makes of them.
+ * Rows of many bundles for one batched insert per table, handed to `visit` bundle by bundle (account states last),
+ * so a caller can keep only what it makes of them.
  * Content-addressed rows are deduplicated across the batch;
  * everything else is keyed by masterchain seqno and cannot repeat between distinct bundles.
  */
@@ -204,7 +198,6 @@ export const visitBundleRows = (
     for (const row of r.mc_blocks_done) visit("mc_blocks_done", row)
   }
   for (const s of states.values()) visit("account_states", s)
-  for (const s of accountStateKvRows([...states.values()])) visit("account_states_kv", s)
 }
 
 /** All rows of many bundles, by table (see visitBundleRows). */

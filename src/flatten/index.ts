@@ -3,7 +3,6 @@
  * Row shapes equal what ClickHouse returns with 64-bit integers quoted, so readers reuse the same types.
  */
 export * from "./account_states.js"
-export * from "./account_states_kv.js"
 export * from "./blocks.js"
 export * from "./bundle.js"
 export * from "./latest_account_code.js"

@@ -17,7 +17,7 @@ import { Lru } from "../trace/Lru.js"
 import { assignTraceIds, externalParents } from "../trace/traceIds.js"
 import { encoderFor, type RowEncoder } from "./encode.js"
 import { latestAccountCodeRows } from "../flatten/latest_account_code.js"
-import { ACCOUNT_CODE_KV, ACCOUNT_LOOKUPS_KV, type CodeKvHooks, writeAccountCodes } from "../store/accountCodeKv.js"
+import { type CodeKvHooks, writeAccountCodes } from "../store/accountCodeKv.js"
 import { batchDigest, insertToken } from "./tokens.js"
 
 /**
@@ -89,7 +89,7 @@ export interface SinkShape {
 const LOOKUP_CHUNK = 500
 
 /** Key-value tables (EmbeddedRocksDB): per node, so never written on a cluster. */
-const KV_TABLES: ReadonlySet<TableName> = new Set<TableName>(["v3_pages", "v2_pages", "account_states_kv"])
+const KV_TABLES: ReadonlySet<TableName> = new Set<TableName>(["v3_pages", "v2_pages"])
 
 /**
  * Heap the message-hash -> trace id cache may take: its entries are two base64 hashes, ~187 bytes each when full
@@ -271,23 +271,17 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
 
     /**
      * The code hashes' key-value rows of a batch whose blocks are all done (after the completion markers: every row
-     * is of a done block; src/store/accountCodeKv.ts keeps the newest), in `account_code_kv` (sql/0141) and in the
-     * account rows of `account_lookups_kv` (sql/0142), each table by its own guarded puts (the first is read until the
-     * second is filled). Per node, so off on a cluster.
+     * is of a done block; src/store/accountCodeKv.ts keeps the newest): the account rows of `account_lookups_kv`
+     * (sql/0142), by guarded puts. Per node, so off on a cluster.
      */
     const writeCodes = (items: ReadonlyArray<SinkItem>, first: number, last: number) => {
       if (ch.cluster !== undefined) return Effect.void
       const rows = items.flatMap((i) => latestAccountCodeRows(i.bundle))
       const seqnos = items.map((i) => i.bundle.mc_seqno)
-      return Effect.forEach(
-        [ACCOUNT_CODE_KV, ACCOUNT_LOOKUPS_KV],
-        (table) =>
-          Effect.tryPromise({
-            try: () => writeAccountCodes(ch.client, rows, seqnos, options.codeKvHooks, table),
-            catch: failed(`${table.name} (mc ${first}..${last})`)
-          }),
-        { discard: true }
-      )
+      return Effect.tryPromise({
+        try: () => writeAccountCodes(ch.client, rows, seqnos, options.codeKvHooks),
+        catch: failed(`account_lookups_kv (mc ${first}..${last})`)
+      }).pipe(Effect.asVoid)
     }
 
     const writeOnce = (sorted: ReadonlyArray<SinkItem>, heartbeat: () => Promise<void>, group: WriteScope | undefined) =>

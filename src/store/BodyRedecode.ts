@@ -4,7 +4,7 @@
  * decoder's values) and stops it between batches at shutdown, to resume at the next start; `layerAwaited` finishes
  * it before the layer is built (the all-in-one process, whose API would otherwise cache pages rendered before it).
  * A failure is logged, never fatal: the version stays unrecorded, so the next start tries again. After it, the
- * key-value copy of the known account states (sql/0134, ./accountStatesKv.ts) and the key-value v3 and v2 page rows
+ * key-value table of a v3 page's lookups (sql/0142, ./accountLookupsKv.ts) and the key-value v3 and v2 page rows
  * (sql/0131, sql/0132) missing for done blocks are filled the same way (./backfillV3Pages.ts, ./backfillV2Pages.ts).
  */
 import { Context, Effect, Layer, Runtime } from "effect"
@@ -13,9 +13,7 @@ import { Migrations } from "../clickhouse/migrations.js"
 import { installFastCellHash } from "../ton/fastHash.js"
 import { backfillV3Pages } from "./backfillV3Pages.js"
 import { backfillV2Pages } from "./backfillV2Pages.js"
-import { fillAccountCodeKv } from "./accountCodeKv.js"
 import { fillAccountLookupsKv } from "./accountLookupsKv.js"
-import { fillAccountStatesKv } from "./accountStatesKv.js"
 import { redecodeBodies, type RedecodeReport } from "./redecode.js"
 
 export class BodyRedecode extends Context.Tag("ton-exporter/BodyRedecode")<
@@ -63,23 +61,9 @@ export class BodyRedecode extends Context.Tag("ton-exporter/BodyRedecode")<
             Runtime.runFork(runtime)(Effect.logWarning(`${name}: fill failed, retried at the next start: ${reason}`))
           }
         )
-      // First the key-value copy of the known account states (sql/0134), one statement once: off on a cluster
-      // (pages read `account_states` until it is filled).
-      if (ch.cluster !== undefined || controller.signal.aborted) return report
-      await fill("account_states_kv", async () => {
-        const n = await fillAccountStatesKv(ch.client)
-        return n > 0 ? `account_states_kv: copied ${n} known account states` : null
-      })
-      // Then the key-value copy of each account's newest done code hash (sql/0141), the same way: until it is filled
-      // the v3 address book reads `latest_account_code`; the fill is safe beside this process's own writes of it.
-      if (ch.cluster !== undefined || controller.signal.aborted) return report
-      await fill("account_code_kv", async () => {
-        const n = await fillAccountCodeKv(ch.client)
-        return n > 0 ? `account_code_kv: copied the newest done code hash of ${n} accounts` : null
-      })
-      // Then both again in the one key-value table a v3 page's lookups read (sql/0142), the same way: until it is
-      // filled pages read the two tables above; it needs `account_states_kv` filled, so it fails (and is retried at
-      // the next start) when that fill did.
+      // First the one key-value table a v3 page's lookups read (sql/0142): the known states copied from
+      // `account_states`, each account's newest done code hash put from `latest_account_code` (safe beside this
+      // process's own puts). Off on a cluster; until it is filled pages read those two MergeTree tables.
       if (ch.cluster !== undefined || controller.signal.aborted) return report
       await fill("account_lookups_kv", async () => {
         const n = await fillAccountLookupsKv(ch.client)

@@ -49,17 +49,11 @@ const blockKey = (id: BlockId): string =>
 // Masterchain seqnos per bitmap of done blocks (8 KiB each; 50 million seqnos would be 6 MiB).
 const DONE_CHUNK = 65_536
 
-/** The key of the `account_states_kv` row that records the table filled (no state hash is empty). */
-export const STATES_KV_FILLED = ""
-
-/** The key of the `account_code_kv` row that records the table filled (no account is empty). */
-export const CODE_KV_FILLED = ""
-
 /** The key of the `account_lookups_kv` row that records the table filled (no state hash or account is empty). */
 export const LOOKUPS_KV_FILLED = ""
 
-// How long a store whose `account_states_kv` is not filled yet reads `account_states` before asking again.
-const STATES_KV_RETRY_MS = 10_000
+// How long a store whose `account_lookups_kv` is not filled yet reads the MergeTree tables before asking again.
+const LOOKUPS_KV_RETRY_MS = 10_000
 
 // Bounds the memo of done blocks: a few hundred bytes each, so about a megabyte at most.
 const DONE_BLOCKS_MEMO = 4096
@@ -100,12 +94,13 @@ const fitsPageGroup = (group: ReadonlyArray<V3PageAsk>, q: V3PageAsk): boolean =
 
 /** What one page's lookups take from a shared lookups statement. */
 interface LookupsAnswer {
+  /** Whether `account_lookups_kv` is filled: else the other fields are empty (the caller reads the MergeTree). */
   readonly filled: boolean
   readonly states: Map<string, AccountStateRecord>
-  readonly codeRows: Array<CodeRow>
-  /** The book's code hashes from `account_code_kv` (sql/0141) once it is filled, else null (use `codeRows`). */
-  readonly codes: Map<string, string | null> | null
+  readonly codes: Map<string, string | null>
 }
+
+const NOT_FILLED: LookupsAnswer = { filled: false, states: new Map(), codes: new Map() }
 
 /** A `v2_pages` row's fields after its key. */
 interface V2Row {
@@ -123,7 +118,7 @@ interface CodeRow {
   readonly mc: number
 }
 
-/** The `state` of an `account_states_kv` row (sql/0134): the fields of `account_states` as JSON, numbers as text. */
+/** The `value` of an `account_lookups_kv` state row (sql/0142): the fields of `account_states` as JSON, numbers as text. */
 interface StateKvValue {
   readonly account: string
   readonly balance: string | null
@@ -134,7 +129,7 @@ interface StateKvValue {
   readonly code_hash: string | null
 }
 
-/** A state's record from its stored fields (a row of `account_states` or `account_states_kv`). */
+/** A state's record from its stored fields (a row of `account_states` or a state row of `account_lookups_kv`). */
 const stateRecord = (hash: string, t: StateKvValue): AccountStateRecord => ({
   hash,
   account: t.account,
@@ -238,20 +233,6 @@ const splitPageLine = (line: Buffer): { before: string; after: string; book: str
   }
 }
 
-/** The first `n - 1` tab-separated fields of a line, and the rest of it as the last. */
-const splitFields = (line: string, n: number): Array<string> => {
-  const out: Array<string> = []
-  let start = 0
-  for (let i = 0; i < n - 1; i++) {
-    const end = line.indexOf("\t", start)
-    if (end < 0) throw new Error(`a page line with ${i + 1} fields, ${n} expected`)
-    out.push(line.slice(start, end))
-    start = end + 1
-  }
-  out.push(line.slice(start))
-  return out
-}
-
 export class ClickHouseTxStore implements TxStore, PageTextStore {
   readonly pages: PageTextStore = this
   // A block of a done masterchain block never changes again (TxStore's invariant), so its header is remembered:
@@ -260,13 +241,10 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
   private readonly doneChunks = new Map<number, Promise<Uint8Array>>()
   private readonly clients: ReadonlyArray<{ readonly reader: ReadConnection; inFlight: number }>
   private readonly pageKv: boolean
-  // Whether `account_states_kv` was seen filled (it stays so), and until when not to ask it again after it was not.
-  private statesKvFilled = false
-  // Whether `account_code_kv` was seen filled (it stays so): the address book's code hashes are then read from it.
-  private codesKvFilled = false
-  // Whether `account_lookups_kv` was seen filled (it stays so): a page's lookups are then one read of it alone.
+  // Whether `account_lookups_kv` was seen filled (it stays so): a page's lookups are then one read of it alone; and
+  // until when not to ask it again after it was not.
   private lookupsKvFilled = false
-  private statesKvRetryAt = 0
+  private lookupsKvRetryAt = 0
   private readonly v3Pages: SharedStatements<V3PageAsk, Array<Buffer> | null>
   private readonly lookups: SharedStatements<{ hashes: Set<string>; book: Set<string> }, LookupsAnswer>
   private readonly v2Rows: SharedStatements<string, V2Row | null>
@@ -274,7 +252,7 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
   /**
    * Several connections to the same database let statements of concurrent calls run side by side. `pageKv: false`
    * (a cluster, whose key-value tables are per node and never written) leaves the `v3_pages`, `v2_pages` and
-   * `account_states_kv` rows unread.
+   * `account_lookups_kv` rows unread.
    */
   constructor(
     clients: ClickHouseClient | ReadonlyArray<ClickHouseClient | ReadConnection>,
@@ -503,10 +481,10 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
    * the block's one `v3_pages` row, a key-value lookup, or for a block without that row one key range of `tx_pages`;
    * both as raw tab-separated text, so the long JSON pieces are neither escaped by the engine nor parsed here), then
    * the account states they reference and, with the address book, the code hash of each of its addresses, one UNION
-   * ALL looked up by the literal keys the first one returned (each table's key). The code hashes are the
-   * `account_code_kv` rows once that table is filled (each already the newest done report); until then, and on a
-   * cluster, every `latest_account_code` row of the addresses, taken as `codeHashes` takes them (`newestDoneCodes`;
-   * a third statement only for rows of the newest blocks).
+   * ALL looked up by the literal keys the first one returned (each table's key). Once `account_lookups_kv` is filled
+   * that second statement is one multi-get of it (its code rows each already the newest done report); until then,
+   * and on a cluster, the code hashes are every `latest_account_code` row of the addresses, taken as `codeHashes`
+   * takes them (`newestDoneCodes`; a third statement only for rows of the newest blocks).
    */
   async v3PageText(
     seqno: number,
@@ -621,18 +599,18 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
   }
 
   /**
-   * The account states and code rows a page's pieces reference, in one statement (see v3PageText): the states from
-   * their key-value rows (`account_states_kv`, sql/0134) once that table is filled, else from `account_states`.
+   * The account states and code rows a page's pieces reference, in one statement (see v3PageText): one read of
+   * `account_lookups_kv` once that table is filled, else `account_states` and `latest_account_code`.
    */
   private async v3Lookups(
     txs: Array<{ v3: Buffer; before: string; after: string }>,
     hashes: Set<string>,
     book: Set<string>
   ): Promise<V3PageText> {
-    if (this.pageKv && Date.now() >= this.statesKvRetryAt) {
-      const page = await this.v3LookupsKv(txs, hashes, book)
-      if (page !== null) return page
-      this.statesKvRetryAt = Date.now() + STATES_KV_RETRY_MS
+    if (this.pageKv && Date.now() >= this.lookupsKvRetryAt) {
+      const got = await this.lookups.submit({ hashes, book })
+      if (got.filled) return { txs, states: got.states, book: [...book], codeHashes: got.codes }
+      this.lookupsKvRetryAt = Date.now() + LOOKUPS_KV_RETRY_MS
     }
     const lookups = await this.rows<LookupRow>(
       `SELECT 0 AS kind, toString(hash) AS key, known, account, balance, extra_currencies, account_status, frozen_hash,
@@ -664,119 +642,17 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
   }
 
   /**
-   * `v3Lookups` with the states read from `account_states_kv` (sql/0134), through a statement shared with the
-   * lookups of concurrent pages (`v3LookupsKvRows`). A hash without a row is a hash-only state (the table holds every
-   * known one), rendered as an absent one. Null until the table is known filled (the caller reads `account_states`).
-   */
-  private async v3LookupsKv(
-    txs: Array<{ v3: Buffer; before: string; after: string }>,
-    hashes: Set<string>,
-    book: Set<string>
-  ): Promise<V3PageText | null> {
-    const got = await this.lookups.submit({ hashes, book })
-    if (!got.filled) return null
-    this.statesKvFilled = true
-    const codeHashes = got.codes ?? (await this.newestDoneCodes(got.codeRows))
-    return { txs, states: got.states, book: [...book], codeHashes }
-  }
-
-  /**
-   * The lookups of several pages in one statement: a multi-get of `account_states_kv` by all their hashes and, for
-   * pages with an address book, the `account_code_kv` rows of all its addresses (sql/0141: one row per account, of
-   * a done block by construction, so no marker statement follows), as raw tab-separated text (kind, key, masterchain
-   * seqno, then the state's JSON or the code hash, '' for none); each page takes back the rows of its own keys. Until
-   * a table is known filled (its row with the empty key, written by its fill after every row stored before it), that
-   * key is asked too: without the states' one no page's answer is `filled`, without the codes' one the code hashes
-   * come from the `latest_account_code` rows, asked beside it, as `codeHashes` takes them. The marker of
-   * `account_lookups_kv` (sql/0142) is asked too: once seen, the lookups are one read of that table (`v3LookupsOneKv`).
+   * The lookups of several pages in one statement, a multi-get of `account_lookups_kv` (sql/0142) by all their state
+   * hashes and book addresses, as raw tab-separated text (key, then the state's JSON or the code hash, '' for none).
+   * A key is a state hash or an account, never both (see the table), so each page takes back the rows of its own keys;
+   * the account rows are each already the newest done report, and a hash without a row is a hash-only state (the table
+   * holds every known one), rendered as an absent one. Until the table is known filled the row with the empty key,
+   * written by its fill after every row stored before it, is asked too: without it no answer is `filled`.
    */
   private async v3LookupsKvRows(
     asks: ReadonlyArray<{ hashes: Set<string>; book: Set<string> }>
   ): Promise<Array<LookupsAnswer>> {
-    if (this.lookupsKvFilled) return this.v3LookupsOneKv(asks)
-    const hashes = new Set<string>(this.statesKvFilled ? [] : [STATES_KV_FILLED])
-    const book = new Set<string>()
-    for (const a of asks) {
-      for (const h of a.hashes) hashes.add(h)
-      for (const b of a.book) book.add(b)
-    }
-    const codesFilled = this.codesKvFilled
-    const text = await this.text(
-      `SELECT 0 AS kind, hash AS key, toUInt32(0) AS mc, state FROM account_states_kv WHERE hash IN ${strKeys([...hashes])}` +
-        (book.size === 0
-          ? ""
-          : `
-       UNION ALL
-       SELECT 2, account, mc_seqno, ifNull(toString(code_hash), '') FROM account_code_kv
-       WHERE account IN ${strKeys(codesFilled ? [...book] : [CODE_KV_FILLED, ...book])}` +
-            (codesFilled
-              ? ""
-              : `
-       UNION ALL
-       SELECT 1, account, mc_seqno, ifNull(toString(code_hash), '') FROM latest_account_code
-       WHERE account IN ${strKeys([...book])}`)) +
-        `
-       UNION ALL
-       SELECT 3, key, 0, '' FROM account_lookups_kv WHERE key IN ${strKeys([LOOKUPS_KV_FILLED])}
-       SETTINGS enable_analyzer = 0
-       FORMAT TabSeparatedRaw`
-    )
-    let filled = this.statesKvFilled
-    let codesKvFilled = codesFilled
-    let lookupsFilled = false
-    const kvCodes = new Map<string, string | null>()
-    const states = new Map<string, AccountStateRecord>()
-    const codeRows = new Map<string, Array<CodeRow>>()
-    // no field holds a raw tab or newline: hashes, addresses, digits, and JSON text (which escapes both)
-    for (const line of tsvLines(text)) {
-      const f = splitFields(line, 4)
-      if (f[0] === "3") {
-        lookupsFilled = true
-      } else if (f[0] === "1") {
-        const rows = codeRows.get(f[1]!) ?? []
-        rows.push({ key: f[1]!, code_hash: f[3] === "" ? null : f[3]!, mc: Number(f[2]) })
-        codeRows.set(f[1]!, rows)
-      } else if (f[0] === "2") {
-        if (f[1] === CODE_KV_FILLED) codesKvFilled = true
-        else kvCodes.set(f[1]!, f[3] === "" ? null : f[3]!)
-      } else if (f[1] === STATES_KV_FILLED) {
-        filled = true
-      } else {
-        states.set(f[1]!, stateRecord(f[1]!, JSON.parse(f[3]!) as StateKvValue))
-      }
-    }
-    if (codesKvFilled) this.codesKvFilled = true
-    // its fill wrote the marker after copying both tables' rows: from the next statement on, one read of it serves
-    if (lookupsFilled) this.lookupsKvFilled = true
-    return asks.map((a) => {
-      const own = new Map<string, AccountStateRecord>()
-      for (const h of a.hashes) {
-        const state = states.get(h)
-        if (state !== undefined) own.set(h, state)
-      }
-      if (codesKvFilled) {
-        const codes = new Map<string, string | null>()
-        for (const account of a.book) {
-          const code = kvCodes.get(account)
-          if (code !== undefined) codes.set(account, code)
-        }
-        return { filled, states: own, codeRows: [], codes }
-      }
-      const ownCodes = [...a.book].flatMap((account) => codeRows.get(account) ?? [])
-      return { filled, states: own, codeRows: ownCodes, codes: null }
-    })
-  }
-
-  /**
-   * The lookups of several pages once `account_lookups_kv` (sql/0142) is filled: one multi-get of all their state
-   * hashes and book addresses, as raw tab-separated text (key, then the state's JSON or the code hash, '' for none).
-   * A key is a state hash or an account, never both (see the table), so each page takes back the rows of its own keys
-   * as `v3LookupsKvRows` does; the account rows are each already the newest done report.
-   */
-  private async v3LookupsOneKv(
-    asks: ReadonlyArray<{ hashes: Set<string>; book: Set<string> }>
-  ): Promise<Array<LookupsAnswer>> {
-    const keys = new Set<string>()
+    const keys = new Set<string>(this.lookupsKvFilled ? [] : [LOOKUPS_KV_FILLED])
     for (const a of asks) {
       for (const h of a.hashes) keys.add(h)
       for (const b of a.book) keys.add(b)
@@ -792,6 +668,10 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
       const tab = line.indexOf("\t")
       if (tab < 0) throw new Error("account_lookups_kv: a line with 1 field, 2 expected")
       values.set(line.slice(0, tab), line.slice(tab + 1))
+    }
+    if (!this.lookupsKvFilled) {
+      if (!values.has(LOOKUPS_KV_FILLED)) return asks.map(() => NOT_FILLED)
+      this.lookupsKvFilled = true
     }
     const states = new Map<string, AccountStateRecord>()
     return asks.map((a) => {
@@ -811,7 +691,7 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
         const code = values.get(account)
         if (code !== undefined) codes.set(account, code === "" ? null : code)
       }
-      return { filled: true, states: own, codeRows: [], codes }
+      return { filled: true, states: own, codes }
     })
   }
 

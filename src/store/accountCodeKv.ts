@@ -1,6 +1,6 @@
 /**
- * Writes and fills `account_code_kv` (sql/0141): per account the code hash of its newest report from a done
- * masterchain block. Invariant: once no block is being finished, every account's row is the `latest_account_code`
+ * Writes the account rows of `account_lookups_kv` (sql/0142): per account the code hash of its newest report from a
+ * done masterchain block. Invariant: once no block is being finished, every account's row is the `latest_account_code`
  * row of its highest done masterchain seqno. Every write is a guarded put (read the stored rows by key, write only
  * the newer ones), made after the reported block's completion marker, and followed by a check that repairs the race
  * of two writers (see `settle`). Not used on a cluster (the table is per node there).
@@ -17,16 +17,12 @@
  * that wrote (c's consumer writing nothing in (2) means it read a row >= c, a put after W).
  */
 import type { ClickHouseClient } from "@clickhouse/client"
-import { keyStored, rows } from "./pageRowFill.js"
+import { rows } from "./pageRowFill.js"
 import { str, strKeys, uint32, uint32Array } from "./sql.js"
-import { CODE_KV_FILLED } from "./Store.js"
-
-export { CODE_KV_FILLED }
 
 /**
- * A key-value table that holds per account its newest done code row: `account_code_kv` (sql/0141), or the account rows
- * of `account_lookups_kv` (sql/0142, whose state rows, keyed by hash, never meet an account key). Each table is
- * written by its own guarded puts and checks, so the argument above holds for each on its own.
+ * A key-value table that holds per account its newest done code row: the account rows of `account_lookups_kv`
+ * (sql/0142, whose state rows, keyed by hash, never meet an account key).
  */
 export interface CodeKvTable {
   readonly name: string
@@ -34,13 +30,6 @@ export interface CodeKvTable {
   readonly code: string
   /** The stored form of a code hash (NULL, an account that lost its code, as the table keeps it). */
   readonly literal: (code: string | null) => string
-}
-
-export const ACCOUNT_CODE_KV: CodeKvTable = {
-  name: "account_code_kv",
-  key: "account",
-  code: "code_hash",
-  literal: (c) => (c === null ? "NULL" : str(c))
 }
 
 /** `account_lookups_kv`'s account rows: the code hash as text, '' for NULL (a code hash is never empty). */
@@ -201,7 +190,7 @@ export const writeAccountCodes = async (
   batchRows: Iterable<CodeKvRow>,
   batchSeqnos: ReadonlyArray<number>,
   hooks: CodeKvHooks = {},
-  table: CodeKvTable = ACCOUNT_CODE_KV
+  table: CodeKvTable = ACCOUNT_LOOKUPS_KV
 ): Promise<number> => {
   const candidates = [...newestPerAccount(batchRows).values()]
   if (candidates.length === 0) return 0
@@ -228,25 +217,6 @@ export const writeAccountCodes = async (
     staleFloor,
     hooks
   )
-  return written
-}
-
-/** Whether the table is filled (its marker row exists). */
-export const accountCodeKvFilled = (client: ClickHouseClient): Promise<boolean> =>
-  keyStored(client, "account_code_kv", "account", CODE_KV_FILLED)
-
-/**
- * Copies every account's newest done code row into `account_code_kv` and records it filled, unless it is already.
- * Safe beside running consumers (see `settle`); a fill stopped half-way is run again from the start. Returns the
- * rows written (0 when it was filled already).
- */
-export const fillAccountCodeKv = async (client: ClickHouseClient, hooks: CodeKvHooks = {}): Promise<number> => {
-  if (await accountCodeKvFilled(client)) return 0
-  // `mc_seqno > floor` with floor 0 would leave out block 0: the fill starts below every seqno
-  const written = await settleAll(client, ACCOUNT_CODE_KV, hooks)
-  await client.command({
-    query: `INSERT INTO account_code_kv (account, mc_seqno, code_hash) VALUES (${str(CODE_KV_FILLED)}, 0, NULL)`
-  })
   return written
 }
 

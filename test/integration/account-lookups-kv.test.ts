@@ -1,11 +1,13 @@
 /**
  * The one key-value table of a v3 page's lookups (`account_lookups_kv`, sql/0142) on the real engine. A store written
  * before it (the real mainnet sample and generated blocks, several code reports per account, one of a block never
- * done, an account that lost its code; `account_states_kv` and `account_code_kv` filled) migrates: the migration adds
- * the table, pages read the two tables until the fill's marker is seen, the fill copies both (its rows equal theirs;
- * it waits for `account_states_kv`'s own fill), and from then on a page's lookups are one read of the new table alone,
- * with pages and API answers identical to what the row tables give. Rows stored after the migration (states through
- * the view, code rows through the consumer's guarded puts) reach it too.
+ * done, an account that lost its code; `account_states_kv` and `account_code_kv`, sql/0134 and sql/0141, filled as
+ * the builds that wrote them filled them) migrates: the migrations add the table and drop the two older ones (sql/0143),
+ * pages read the MergeTree tables until the fill's marker is seen, the fill copies the states from `account_states`
+ * and the code rows from `latest_account_code` (its rows equal the two dropped tables' rows byte for byte), and from
+ * then on a page's lookups are one read of the new table alone, with pages and API answers identical to what the row
+ * tables give. Rows stored after the migration (states through the view, code rows through the consumer's guarded
+ * puts) reach it too.
  */
 import type { FastifyInstance } from "fastify"
 import { copyFileSync, mkdtempSync, readdirSync, rmSync } from "node:fs"
@@ -16,14 +18,8 @@ import { buildApp, type ApiAppConfig } from "../../src/api/app.js"
 import { applyMigrations, defaultMigrationsDir } from "../../src/clickhouse/migrations.js"
 import { flattenBundles } from "../../src/flatten/index.js"
 import { latestAccountCodeRows } from "../../src/flatten/latest_account_code.js"
-import {
-  ACCOUNT_LOOKUPS_KV,
-  type CodeKvRow,
-  fillAccountCodeKv,
-  writeAccountCodes
-} from "../../src/store/accountCodeKv.js"
+import { type CodeKvRow, type CodeKvTable, settleAll, writeAccountCodes } from "../../src/store/accountCodeKv.js"
 import { accountLookupsKvFilled, fillAccountLookupsKv } from "../../src/store/accountLookupsKv.js"
-import { fillAccountStatesKv } from "../../src/store/accountStatesKv.js"
 import { backfillV3Pages } from "../../src/store/backfillV3Pages.js"
 import { v3Tail } from "../../src/store/pages.js"
 import { ClickHouseTxStore, clientReader, type ReadConnection } from "../../src/store/Store.js"
@@ -34,7 +30,7 @@ import { realBundle, syntheticBundle } from "../unit/store/records.js"
 
 const config: ApiAppConfig = { network: "mainnet", api: { keys: [], rateLimit: 0 }, cacheBytes: 0 }
 const clock = { nowMs: () => 1724745562699, random: () => 0.5335802192168009 }
-const NEW_MIGRATION = "0142_create_account_lookups_kv.sql"
+const NEW_MIGRATIONS = ["0142_create_account_lookups_kv.sql", "0143_drop_account_kv_copies.sql"]
 
 const before: ReadonlyArray<MasterchainBundle> = [realBundle(), syntheticBundle(801), syntheticBundle(802)]
 // stored after the migration and the fill, as a consumer stores them
@@ -52,6 +48,9 @@ let ch: TestClickHouse
 let oldSql: string
 let plain: ClickHouseTxStore
 let fromPlain: FastifyInstance
+// the two older tables' rows before the migration dropped them
+let oldStates: Array<{ k: string; v: string }>
+let oldCodes: Array<{ k: string; m: number; v: string }>
 
 const { query, insert, insertCodes, markDone } = storeWriter(() => ch.client)
 
@@ -102,6 +101,34 @@ const sameApi = async (app: FastifyInstance, bundles: ReadonlyArray<MasterchainB
   }
 }
 
+/** `account_code_kv` (sql/0141) as the builds that wrote it kept it: NULL for a lost code. */
+const ACCOUNT_CODE_KV: CodeKvTable = {
+  name: "account_code_kv",
+  key: "account",
+  code: "code_hash",
+  literal: (c) => (c === null ? "NULL" : `'${c}'`)
+}
+
+/**
+ * The two older tables filled as the builds before sql/0143 filled them (src/store/accountStatesKv.ts and
+ * src/store/accountCodeKv.ts of those builds): the known states copied by one INSERT ... SELECT (the engine makes
+ * `state`), each account's newest done code row put, then each table's row with the empty key.
+ */
+const fillOldTables = async () => {
+  await ch.client.command({
+    query: `INSERT INTO account_states_kv (hash, account, balance, extra_currencies, account_status, frozen_hash,
+                                           data_hash, code_hash, known)
+            SELECT toString(hash), account, balance, extra_currencies, account_status, frozen_hash, data_hash, code_hash,
+                   known
+            FROM account_states WHERE known = 1`
+  })
+  await ch.client.command({
+    query: "INSERT INTO account_states_kv (hash, account, known) VALUES ('', '', 0)"
+  })
+  await settleAll(ch.client, ACCOUNT_CODE_KV, {})
+  await ch.client.command({ query: "INSERT INTO account_code_kv (account, mc_seqno, code_hash) VALUES ('', 0, NULL)" })
+}
+
 /** The lookups statements among `statements` (the ones that read a state or code table). */
 const lookupStatements = (statements: ReadonlyArray<string>) =>
   statements.filter((s) => /account_(states|code|lookups)_kv|account_states|latest_account_code/.test(s))
@@ -121,10 +148,10 @@ const codeRows = async (table: "account_code_kv" | "account_lookups_kv") =>
   )
 
 beforeAll(async () => {
-  // a store as the build before sql/0142 left it: every migration but that one
+  // a store as the build before sql/0142 left it: every migration but that one and the later ones
   oldSql = mkdtempSync(join(tmpdir(), "old-sql-"))
   for (const name of readdirSync(defaultMigrationsDir)) {
-    if (name.endsWith(".sql") && name !== NEW_MIGRATION)
+    if (name.endsWith(".sql") && name < NEW_MIGRATIONS[0]!)
       copyFileSync(join(defaultMigrationsDir, name), join(oldSql, name))
   }
   ch = await testClickHouse("lookupskv", { migrate: false })
@@ -136,8 +163,9 @@ beforeAll(async () => {
   await insertCodes(extra)
   await markDone(1)
   await backfillV3Pages(ch.client)
-  await fillAccountStatesKv(ch.client)
-  await fillAccountCodeKv(ch.client)
+  await fillOldTables()
+  oldStates = await stateRows("account_states_kv")
+  oldCodes = await codeRows("account_code_kv")
   plain = new ClickHouseTxStore(ch.client, { pageKv: false })
   fromPlain = buildApp({ store: plain, config, clock })
 }, 120_000)
@@ -149,48 +177,46 @@ afterAll(async () => {
 })
 
 describe("account_lookups_kv", () => {
-  it("a store written before it migrates: the table is added; pages read the two tables until it is filled", async () => {
+  it("a store written before it migrates: the table is added, the two older ones dropped; pages read the MergeTree until it is filled", async () => {
+    expect(oldStates.length).toBeGreaterThan(0)
+    expect(oldCodes.find((r) => r.k === accounts801[0])).toEqual({ k: accounts801[0], m: 802, v: "" })
     const report = await applyMigrations(ch.client)
-    expect(report.applied).toEqual([NEW_MIGRATION])
+    expect(report.applied).toEqual(NEW_MIGRATIONS)
+    const tables = await query<{ name: string }>(
+      "SELECT name FROM system.tables WHERE database = currentDatabase() AND name LIKE 'account_%_kv' ORDER BY name"
+    )
+    expect(tables.map((t) => t.name)).toEqual(["account_lookups_kv"])
     expect(await accountLookupsKvFilled(ch.client)).toBe(false)
     const { store, statements } = recording()
     expect(await pagesOf(store, before)).toEqual(await pagesOf(plain, before))
     const lookups = lookupStatements(statements)
     expect(lookups.length).toBeGreaterThan(0)
-    for (const s of lookups) expect(s).toMatch(/FROM account_states_kv[\s\S]*FROM account_code_kv/)
+    // each page asks the table's marker with its keys, then reads the MergeTree tables (for ten seconds, then asks again)
+    expect(lookups[0]).toMatch(/FROM account_lookups_kv WHERE key IN \[''/)
+    for (const s of lookups.slice(1))
+      expect(s).toMatch(/FROM account_states WHERE hash IN[\s\S]*FROM latest_account_code/)
   })
 
-  it("the fill waits for account_states_kv's own fill", async () => {
-    await ch.client.command({ query: "ALTER TABLE account_states_kv DELETE WHERE hash = ''" })
-    await expect(fillAccountLookupsKv(ch.client)).rejects.toThrow(/account_states_kv is not filled/)
-    expect(await accountLookupsKvFilled(ch.client)).toBe(false)
-    await fillAccountStatesKv(ch.client)
-  })
-
-  it("the fill copies the states and each account's newest done code row, and marks the table filled", async () => {
-    const states = await stateRows("account_states_kv")
-    const codes = await codeRows("account_code_kv")
-    expect(states.length).toBeGreaterThan(0)
-    expect(codes.find((r) => r.k === accounts801[0])).toEqual({ k: accounts801[0], m: 802, v: "" })
-    expect(await fillAccountLookupsKv(ch.client)).toEqual({ states: states.length, accounts: codes.length })
+  it("the fill copies the states from account_states and each account's newest done code row, as the dropped tables held them", async () => {
+    expect(await fillAccountLookupsKv(ch.client)).toEqual({ states: oldStates.length, accounts: oldCodes.length })
     expect(await accountLookupsKvFilled(ch.client)).toBe(true)
-    expect(await stateRows("account_lookups_kv")).toEqual(states)
-    expect(await codeRows("account_lookups_kv")).toEqual(codes)
+    expect(await stateRows("account_lookups_kv")).toEqual(oldStates)
+    expect(await codeRows("account_lookups_kv")).toEqual(oldCodes)
     expect(await fillAccountLookupsKv(ch.client)).toBeNull()
   })
 
   it("once filled, a page's lookups are one read of account_lookups_kv alone; the same pages and answers", async () => {
     const { store, statements } = recording()
-    // the first lookups statement sees the marker
-    await store.v3PageText(before[0]!.mc_seqno, { limit: 1000, offset: 0, sort: "desc" }, true)
-    statements.length = 0
     expect(await pagesOf(store, before)).toEqual(await pagesOf(plain, before))
     const lookups = lookupStatements(statements)
     expect(lookups.length).toBeGreaterThan(0)
     for (const s of lookups) {
       expect(s).toMatch(/FROM account_lookups_kv WHERE key IN/)
-      expect(s).not.toMatch(/UNION|account_states|account_code_kv|latest_account_code/)
+      expect(s).not.toMatch(/UNION|account_states|latest_account_code/)
     }
+    // the marker is asked until seen, then no more
+    expect(lookups[0]).toMatch(/WHERE key IN \[''/)
+    for (const s of lookups.slice(1)) expect(s).not.toMatch(/WHERE key IN \[''/)
     const app = buildApp({ store: new ClickHouseTxStore(ch.client), config, clock })
     try {
       await sameApi(app, before)
@@ -207,16 +233,12 @@ describe("account_lookups_kv", () => {
     const rows = after.flatMap((b) => latestAccountCodeRows(b))
     const seqnos = after.map((b) => b.mc_seqno)
     await writeAccountCodes(ch.client, rows, seqnos)
-    await writeAccountCodes(ch.client, rows, seqnos, {}, ACCOUNT_LOOKUPS_KV)
     await backfillV3Pages(ch.client)
-    // the view's JSON is the engine's `state` of sql/0134 byte for byte
-    expect(await stateRows("account_lookups_kv")).toEqual(await stateRows("account_states_kv"))
-    expect(await codeRows("account_lookups_kv")).toEqual(await codeRows("account_code_kv"))
-    const newStates = batch.account_states_kv.length
-    expect(newStates).toBeGreaterThan(0)
+    const newStates = new Set(batch.account_states.filter((r) => r.known === 1).map((r) => r.hash))
+    expect(newStates.size).toBeGreaterThan(0)
+    const stored = new Set((await stateRows("account_lookups_kv")).map((r) => r.k))
+    for (const h of newStates) expect(stored.has(h), h).toBe(true)
     const { store, statements } = recording()
-    await store.v3PageText(before[0]!.mc_seqno, { limit: 1000, offset: 0, sort: "desc" }, true)
-    statements.length = 0
     expect(await pagesOf(store, after)).toEqual(await pagesOf(plain, after))
     for (const s of lookupStatements(statements)) expect(s).not.toMatch(/UNION/)
   })

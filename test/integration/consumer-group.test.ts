@@ -20,7 +20,7 @@ import { Metrics } from "../../src/ops/Metrics.js"
 import { pipelineDecode } from "../../src/producer/assemble.js"
 import { runProducer } from "../../src/producer/Producer.js"
 import { ClickHouseSink } from "../../src/sink/ClickHouseSink.js"
-import { CODE_KV_FILLED, LOOKUPS_KV_FILLED, STATES_KV_FILLED } from "../../src/store/Store.js"
+import { LOOKUPS_KV_FILLED } from "../../src/store/Store.js"
 import { Upstream } from "../../src/source/Upstream.js"
 import { chainStats } from "../../tools/fake/ChainData.js"
 import { generateChain } from "../../tools/fake/generate.js"
@@ -85,13 +85,10 @@ const CONTENT_ADDRESSED = new Set(["message_contents", "account_states", "opcode
 const START_UP_STATE = new Set(["body_decoder_runs"])
 
 /**
- * Start-up bookkeeping rows inside data tables: the fills of `account_states_kv` (sql/0134), `account_code_kv`
- * (sql/0141) and `account_lookups_kv` (sql/0142), run by the same start-up step, mark their tables filled with a row
- * of their own key; the copied rows are data and compared.
+ * Start-up bookkeeping rows inside data tables: the fill of `account_lookups_kv` (sql/0142), run by the same
+ * start-up step, marks the table filled with a row of its own key; the copied rows are data and compared.
  */
 const START_UP_ROWS: Readonly<Record<string, string>> = {
-  account_states_kv: `hash != '${STATES_KV_FILLED}'`,
-  account_code_kv: `account != '${CODE_KV_FILLED}'`,
   account_lookups_kv: `key != '${LOOKUPS_KV_FILLED}'`
 }
 

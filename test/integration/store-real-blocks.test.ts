@@ -67,12 +67,13 @@ describe("real mainnet blocks through ClickHouse", () => {
     // serve (none among these); a store with every piece in `tx_pages` (a cluster's, or one written before) is
     // measured beside it.
     const kv = new Set<string>(["v3_pages", "v2_pages"])
-    // `account_states_kv` (sql/0134) is one too: a copy of the known states, counted with the normalized tables.
-    const kvTables = new Set<string>([...kv, "account_states_kv"])
-    const own = new Set<string>(INSERT_ORDER)
+    // `account_lookups_kv` (sql/0142) is one too: a copy of the known states (its view's) and each account's code hash
+    // (the consumer's puts), counted with the normalized tables.
+    const kvTables = new Set<string>([...kv, "account_lookups_kv"])
+    const own = new Set<string>([...INSERT_ORDER, "account_lookups_kv"])
     const pageTables = new Set<string>(["tx_pages", ...kv])
     const measure = async (c: ClickHouseClient, shape: string) => {
-      for (const table of INSERT_ORDER) {
+      for (const table of own) {
         await c.command({ query: kvTables.has(table) ? `OPTIMIZE TABLE ${table}` : `OPTIMIZE TABLE ${table} FINAL` })
       }
       const parts = await (
@@ -81,7 +82,7 @@ describe("real mainnet blocks through ClickHouse", () => {
                   WHERE database = currentDatabase() AND active GROUP BY table
                   UNION ALL
                   SELECT name AS table, total_bytes AS bytes, NULL AS rows FROM system.tables
-                  WHERE database = currentDatabase() AND name IN ('v3_pages', 'v2_pages', 'account_states_kv')
+                  WHERE database = currentDatabase() AND name IN ('v3_pages', 'v2_pages', 'account_lookups_kv')
                   ORDER BY bytes DESC`,
           format: "JSONEachRow",
           clickhouse_settings: { output_format_json_quote_64bit_integers: 0 }

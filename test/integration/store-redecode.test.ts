@@ -236,16 +236,16 @@ describe.each([
       (
         await (
           await ch.client.query({
-            query: `SELECT countIf(account = '') AS filled, countIf(account != '') AS accounts,
+            query: `SELECT countIf(key = '') AS filled, countIf(key LIKE '%:%') AS accounts,
                            (SELECT uniqExact(account) FROM latest_account_code) AS reported
-                    FROM account_code_kv`,
+                    FROM account_lookups_kv`,
             format: "JSONEachRow"
           })
         ).json<{ filled: string | number; accounts: string | number; reported: string | number }>()
       )[0]!
     expect(Number((await codeKv()).filled)).toBe(0)
     const report = await Effect.runPromise(Effect.flatMap(BodyRedecode, (s) => s.done).pipe(Effect.provide(layer)))
-    // the start-up step fills the key-value code hashes of a store written before them (sql/0141), once
+    // the start-up step fills the key-value lookups of a store written before them (sql/0142), once
     const filled = await codeKv()
     expect(Number(filled.filled)).toBe(1)
     expect(Number(filled.accounts)).toBe(Number(filled.reported))

@@ -2,8 +2,8 @@
  * Concurrent uncached page reads sharing statements (src/store/SharedStatements.ts): many v3 and v2 requests over
  * random blocks fired at once, with page shapes (offsets, limits, orders: one statement serves several), address
  * books and cursors mixed, the same page twice and one block in several shapes, answer byte for byte what each
- * answers alone (a store that shares nothing, one request at a time), before and after `account_states_kv` is
- * filled and after `account_lookups_kv` is, with a block that has no key-value row and an unknown block among them;
+ * answers alone (a store that shares nothing, one request at a time), before and after `account_lookups_kv` is
+ * filled, with a block that has no key-value row and an unknown block among them;
  * and the shared statements did hold several requests. A failing statement fails only the requests that fail alone,
  * with the error they get alone.
  */
@@ -12,7 +12,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { buildApp, type ApiAppConfig } from "../../src/api/app.js"
 import { flattenBundles, INSERT_ORDER, type TableRows } from "../../src/flatten/index.js"
 import { fillAccountLookupsKv } from "../../src/store/accountLookupsKv.js"
-import { fillAccountStatesKv } from "../../src/store/accountStatesKv.js"
 import { deleteV3Pages } from "../../src/store/backfillV3Pages.js"
 import { ClickHouseTxStore, clientReader, type ReadConnection } from "../../src/store/Store.js"
 import type { AccountCursor, SortOrder } from "../../src/store/TxStore.js"
@@ -146,8 +145,8 @@ afterAll(async () => {
 
 describe("statements shared by concurrent page reads", () => {
   for (const filled of [false, true]) {
-    it(`answers ${filled ? "after" : "before"} account_states_kv is filled what each request answers alone`, async () => {
-      if (filled) await fillAccountStatesKv(ch.client)
+    it(`answers ${filled ? "after" : "before"} account_lookups_kv is filled what each request answers alone`, async () => {
+      if (filled) expect(await fillAccountLookupsKv(ch.client)).not.toBeNull()
       const statements: Array<string> = []
       const shared = buildApp({ store: sharedStore(reader(statements)), config, clock })
       const alone = buildApp({ store: aloneStore(), config, clock })
@@ -156,7 +155,14 @@ describe("statements shared by concurrent page reads", () => {
         // several requests did share statements, of every kind
         expect(Math.max(...groupSizes(statements, "v3_pages"))).toBeGreaterThan(1)
         expect(Math.max(...groupSizes(statements, "v2_pages"))).toBeGreaterThan(1)
-        if (filled) expect(Math.max(...groupSizes(statements, "account_states_kv"))).toBeGreaterThan(2 * 40)
+        if (filled) {
+          // the lookups of several pages went out as one read of the table, with no other table beside it
+          const lookups = statements.filter(
+            (s) => s.includes("FROM account_lookups_kv WHERE key IN") && !s.includes("UNION")
+          )
+          expect(lookups.length).toBeGreaterThan(0)
+          expect(Math.max(...groupSizes(lookups, "account_lookups_kv"))).toBeGreaterThan(2 * 40)
+        }
         // pages of different offsets, limits and orders shared a statement
         const v3 = statements.filter((s) => s.includes("FROM v3_pages"))
         expect(v3.some((s) => s.includes("transform(mc_block_seqno") && s.includes("if(transform("))).toBe(true)
@@ -168,7 +174,7 @@ describe("statements shared by concurrent page reads", () => {
   }
 
   it("answers pages of one block in several shapes, and the same page twice, at once as each alone", async () => {
-    await fillAccountStatesKv(ch.client)
+    await fillAccountLookupsKv(ch.client)
     const mcs = bundles.map((b) => b.mc_seqno).filter((s) => s !== NO_ROW)
     const next = random(7)
     // every block in three random shapes, each page asked twice, in a random order
@@ -202,7 +208,7 @@ describe("statements shared by concurrent page reads", () => {
     )
 
   it("fails only the requests whose statement fails alone, each with its own error", async () => {
-    await fillAccountStatesKv(ch.client)
+    await fillAccountLookupsKv(ch.client)
     const mcs = bundles.map((b) => b.mc_seqno)
     const poisonBlock = mcs[mcs.length - 2]!
     // a state hash of one page: the lookups of every page referencing it fail, alone or shared
@@ -211,8 +217,8 @@ describe("statements shared by concurrent page reads", () => {
     const refuse = (sql: string): string | null =>
       sql.includes("FROM v3_pages") && new RegExp(`[\\[,]${poisonBlock}[\\],]`).test(sql)
         ? "v3_pages"
-        : sql.includes("FROM account_states_kv") && sql.includes(poisonHash)
-          ? "account_states_kv"
+        : sql.includes("FROM account_lookups_kv") && sql.includes(poisonHash)
+          ? "account_lookups_kv"
           : sql.includes("FROM v2_pages") && sql.includes(`:${v2Poison.seqno}'`)
             ? "v2_pages"
             : null
@@ -234,7 +240,7 @@ describe("statements shared by concurrent page reads", () => {
     const got = await Promise.all([outcomes(v3Calls(shared)), outcomes(v2Calls(shared))])
     expect(got.flat()).toEqual(expected)
     // every kind of statement failed for some requests and answered others
-    for (const table of ["v3_pages", "account_states_kv", "v2_pages"]) {
+    for (const table of ["v3_pages", "account_lookups_kv", "v2_pages"]) {
       expect(
         expected.some((o) => "error" in o && o.error.startsWith(`refused ${table}:`)),
         table
@@ -245,26 +251,5 @@ describe("statements shared by concurrent page reads", () => {
     expect(errors).toBeLessThan(expected.length / 2)
     expect(Math.max(...groupSizes(statements, "v3_pages"))).toBeGreaterThan(1)
     expect(Math.max(...groupSizes(statements, "v2_pages"))).toBeGreaterThan(1)
-  })
-
-  // last: from here on pages read the lookups from account_lookups_kv alone
-  it("answers after account_lookups_kv is filled what each request answers alone", async () => {
-    await fillAccountStatesKv(ch.client)
-    expect(await fillAccountLookupsKv(ch.client)).not.toBeNull()
-    const statements: Array<string> = []
-    const shared = buildApp({ store: sharedStore(reader(statements)), config, clock })
-    const alone = buildApp({ store: aloneStore(), config, clock })
-    try {
-      for (const seed of [1, 2, 3]) await concurrentlyAsAlone(shared, alone, 96, seed)
-      // the lookups of several pages went out as one read of the table, with no other table beside it
-      const lookups = statements.filter(
-        (s) => s.includes("FROM account_lookups_kv WHERE key IN") && !s.includes("UNION")
-      )
-      expect(lookups.length).toBeGreaterThan(0)
-      expect(Math.max(...groupSizes(lookups, "account_lookups_kv"))).toBeGreaterThan(2 * 40)
-    } finally {
-      await shared.close()
-      await alone.close()
-    }
   })
 })

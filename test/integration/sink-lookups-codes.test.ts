@@ -1,7 +1,7 @@
-// The sink writes `account_code_kv` (sql/0141) after a batch's completion markers: the rows equal each account's
-// newest done `latest_account_code` row whatever order batches came in, a replayed batch (already done) changes
-// nothing, and a batch's code rows reach the table even when their blocks were marked done by an earlier attempt.
-// The account rows of `account_lookups_kv` (sql/0142), written beside them by their own guarded puts, equal them.
+// The sink writes the account rows of `account_lookups_kv` (sql/0142) after a batch's completion markers: the rows
+// equal each account's newest done `latest_account_code` row whatever order batches came in, a replayed batch (already
+// done) changes nothing, and a batch's code rows reach the table even when their blocks were marked done by an earlier
+// attempt.
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { ClickHouseSink } from "../../src/sink/ClickHouseSink.js"
@@ -35,10 +35,6 @@ const reporting = (seqno: number): MasterchainBundle => ({
 
 const kvRows = () =>
   query<{ account: string; mc_seqno: number; code_hash: string | null }>(
-    "SELECT account, mc_seqno, code_hash FROM account_code_kv WHERE account != '' ORDER BY account"
-  )
-const lookupsRows = () =>
-  query<{ account: string; mc_seqno: number; code_hash: string | null }>(
     `SELECT key AS account, mc_seqno, if(value = '', NULL, value) AS code_hash FROM account_lookups_kv
      WHERE key LIKE '%:%' ORDER BY account`
   )
@@ -58,7 +54,7 @@ afterAll(async () => {
   await handle?.close()
 })
 
-describe("the sink's account_code_kv rows", () => {
+describe("the sink's account rows of account_lookups_kv", () => {
   it("hold each account's newest done report, batches out of order and replayed", async () => {
     await withSink((sink) => sink.write([item(reporting(3000)), item(reporting(3002))], noBeat))
     expect(await kvRows()).toEqual(await newestDone())
@@ -69,26 +65,21 @@ describe("the sink's account_code_kv rows", () => {
     await withSink((sink) => sink.write([item(reporting(3003))], noBeat))
     const rows = await kvRows()
     expect(rows).toEqual(await newestDone())
-    expect(await lookupsRows()).toEqual(rows)
     expect(rows.find((r) => r.account === shared[0])).toEqual({ account: shared[0], mc_seqno: 3003, code_hash: null })
     // a replay of done blocks
     await withSink((sink) => sink.write([item(reporting(3000)), item(reporting(3001))], noBeat))
     expect(await kvRows()).toEqual(rows)
-    expect(await lookupsRows()).toEqual(rows)
   })
 
   it("are written for blocks an earlier attempt marked done", async () => {
     const b = reporting(3010)
     await withSink((sink) => sink.write([item(b)], noBeat))
     // as if the attempt had ended after the markers: the code rows gone, the block done
-    await handle.client.command({ query: "ALTER TABLE account_code_kv DELETE WHERE account != ''" })
     await handle.client.command({ query: "ALTER TABLE account_lookups_kv DELETE WHERE key LIKE '%:%'" })
     expect(await kvRows()).toEqual([])
-    expect(await lookupsRows()).toEqual([])
     const result = await withSink((sink) => sink.write([item(b)], noBeat))
     expect(result.alreadyDone).toEqual([3010])
     expect(await kvRows()).toEqual(await newestDone())
     expect((await kvRows()).length).toBe(shared.length)
-    expect(await lookupsRows()).toEqual(await kvRows())
   })
 })

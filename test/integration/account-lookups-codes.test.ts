@@ -1,22 +1,17 @@
 /**
- * The key-value code hashes (`account_code_kv`, sql/0141) on the real engine: the fill of an existing store (rows of
- * several done blocks per account, rows of a block never done, an account that lost its code) keeps per account the
- * newest done report; pages and the API answer from the rows exactly what `latest_account_code` gives (before the
- * fill too); the consumer's guarded writes keep the newest out of order and on replay; and two writers (two
- * consumers, or a consumer beside the fill) stopped at the point where a guarded write alone loses end with the
- * newest done row.
+ * The key-value code hashes (the account rows of `account_lookups_kv`, sql/0142) on the real engine: the fill of an
+ * existing store (rows of several done blocks per account, rows of a block never done, an account that lost its code)
+ * keeps per account the newest done report; pages and the API answer from the rows exactly what `latest_account_code`
+ * gives (before the fill too); the consumer's guarded writes keep the newest out of order and on replay; and two
+ * writers (two consumers, or a consumer beside the fill) stopped at the point where a guarded write alone loses end
+ * with the newest done row.
  */
 import type { FastifyInstance } from "fastify"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { buildApp, type ApiAppConfig } from "../../src/api/app.js"
 import { flattenBundles } from "../../src/flatten/index.js"
-import {
-  accountCodeKvFilled,
-  type CodeKvRow,
-  fillAccountCodeKv,
-  writeAccountCodes
-} from "../../src/store/accountCodeKv.js"
-import { fillAccountStatesKv } from "../../src/store/accountStatesKv.js"
+import { type CodeKvRow, writeAccountCodes } from "../../src/store/accountCodeKv.js"
+import { accountLookupsKvFilled, fillAccountLookupsKv } from "../../src/store/accountLookupsKv.js"
 import { backfillV3Pages } from "../../src/store/backfillV3Pages.js"
 import { ClickHouseTxStore } from "../../src/store/Store.js"
 import type { MasterchainBundle } from "../../src/ton/record.js"
@@ -54,7 +49,7 @@ const stored = async (): Promise<Map<string, { mc: number; code: string | null }
   new Map(
     (
       await query<{ account: string; m: number; c: string | null }>(
-        "SELECT account, mc_seqno AS m, code_hash AS c FROM account_code_kv WHERE account != ''"
+        "SELECT key AS account, mc_seqno AS m, nullIf(value, '') AS c FROM account_lookups_kv WHERE key LIKE '%:%'"
       )
     ).map((r) => [r.account, { mc: Number(r.m), code: r.c }])
   )
@@ -122,7 +117,6 @@ beforeAll(async () => {
   await insertCodes(extra)
   await markDone(1)
   await backfillV3Pages(ch.client)
-  await fillAccountStatesKv(ch.client)
   plain = new ClickHouseTxStore(ch.client, { pageKv: false })
   fromKv = buildApp({ store: new ClickHouseTxStore(ch.client), config, clock })
   fromPlain = buildApp({ store: plain, config, clock })
@@ -134,7 +128,7 @@ afterAll(async () => {
   await ch?.close()
 })
 
-describe("account_code_kv", () => {
+describe("account_lookups_kv's code rows", () => {
   it("the store holds several reports per account, one of a block never done, and a lost code", async () => {
     const newest = await newestDone()
     expect(newest.get(accounts801[0]!)).toEqual({ mc: 803, code: null })
@@ -146,17 +140,17 @@ describe("account_code_kv", () => {
   })
 
   it("before the fill, pages answer from latest_account_code, identically", async () => {
-    expect(await accountCodeKvFilled(ch.client)).toBe(false)
+    expect(await accountLookupsKvFilled(ch.client)).toBe(false)
     expect(await pagesOf(new ClickHouseTxStore(ch.client))).toEqual(await pagesOf(plain))
   })
 
   it("the fill keeps each account's newest done report (never one of a block not done) and marks the table filled", async () => {
     const want = await newestDone()
-    expect(await fillAccountCodeKv(ch.client)).toBe(want.size)
-    expect(await accountCodeKvFilled(ch.client)).toBe(true)
+    expect((await fillAccountLookupsKv(ch.client))?.accounts).toBe(want.size)
+    expect(await accountLookupsKvFilled(ch.client)).toBe(true)
     expect(await stored()).toEqual(want)
     for (const [, r] of await stored()) expect(r.mc).not.toBe(900)
-    expect(await fillAccountCodeKv(ch.client)).toBe(0)
+    expect(await fillAccountLookupsKv(ch.client)).toBeNull()
     const kv = new ClickHouseTxStore(ch.client)
     expect(await pagesOf(kv)).toEqual(await pagesOf(plain))
     await sameApi()
@@ -218,12 +212,12 @@ describe("account_code_kv", () => {
     const row = (mc: number) => ({ account, mc_seqno: mc, code_hash: code(`f ${mc}`) })
     await insertCodes([row(4010), row(4011)])
     await markDone(4010)
-    await ch.client.command({ query: "ALTER TABLE account_code_kv DELETE WHERE account = ''" })
-    expect(await accountCodeKvFilled(ch.client)).toBe(false)
+    await ch.client.command({ query: "ALTER TABLE account_lookups_kv DELETE WHERE key = ''" })
+    expect(await accountLookupsKvFilled(ch.client)).toBe(false)
     const put = gate()
     const check = gate()
     // the fill read its snapshot (4010) and the stored rows, and stops before writing
-    const fill = fillAccountCodeKv(ch.client, { beforePut: put.stop, beforeCheck: check.stop })
+    const fill = fillAccountLookupsKv(ch.client, { beforePut: put.stop, beforeCheck: check.stop })
     await put.reached
     // block 4011 finishes and its consumer writes its row
     await markDone(4011)
@@ -235,7 +229,7 @@ describe("account_code_kv", () => {
     expect((await stored()).get(account)?.mc).toBe(4010)
     check.release()
     await fill
-    expect(await accountCodeKvFilled(ch.client)).toBe(true)
+    expect(await accountLookupsKvFilled(ch.client)).toBe(true)
     expect((await stored()).get(account)).toEqual({ mc: 4011, code: code("f 4011") })
     expect(await stored()).toEqual(await newestDone())
   })
