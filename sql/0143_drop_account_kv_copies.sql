@@ -4,5 +4,7 @@
 -- (`account_states`, `latest_account_code`), as on a cluster; its fill copies the states from `account_states` and
 -- the code rows from `latest_account_code` (src/store/accountLookupsKv.ts). The consumer no longer writes them.
 -- IF EXISTS: a store of any earlier version migrates (on a cluster, where they are plain per-node tables, ON CLUSTER).
-DROP TABLE IF EXISTS account_states_kv;
-DROP TABLE IF EXISTS account_code_kv;
+-- SYNC: the files go now, not after the engine's delay for dropped tables (8 minutes by default, which a short-lived
+-- process such as `npm run migrate` never reaches).
+DROP TABLE IF EXISTS account_states_kv SYNC;
+DROP TABLE IF EXISTS account_code_kv SYNC;
