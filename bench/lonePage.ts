@@ -25,7 +25,17 @@ const open = (): Session => {
   return s
 }
 const [one, two] = [open(), open()]
-const run = async (s: Session, sql: string): Promise<Uint8Array> => (await s.queryAsync(sql, { format: "TabSeparatedRaw" })).bytes()
+// the statements measured here read `account_states_kv`, which sql/0143 dropped: they need a store from before it
+if (
+  one
+    .query("SELECT count() FROM system.tables WHERE database = currentDatabase() AND name = 'account_states_kv'", "CSV")
+    .trim() !== "1"
+)
+  throw new Error(
+    "BENCH_STORE_DIR: this bench reads account_states_kv, dropped by sql/0143; use a copy of a store from before it"
+  )
+const run = async (s: Session, sql: string): Promise<Uint8Array> =>
+  (await s.queryAsync(sql, { format: "TabSeparatedRaw" })).bytes()
 
 const pageSql = (n: number): string =>
   `SELECT mc_block_seqno, length(arraySlice(lines, 1, 40) AS page), arrayStringConcat(page, '\\n') FROM v3_pages
@@ -84,7 +94,9 @@ for (const n of blocks) {
 }
 console.log(`lone v3 page, ${count} blocks, load ${loadavg()[0]!.toFixed(1)}`)
 for (const name of ["sequential", "concurrent"]) {
-  console.log(`${name.padEnd(11)} wall p50 ${median(wall[name]!).toFixed(2)} ms  cpu ${(cpu[name]! / count).toFixed(2)} ms per page`)
+  console.log(
+    `${name.padEnd(11)} wall p50 ${median(wall[name]!).toFixed(2)} ms  cpu ${(cpu[name]! / count).toFixed(2)} ms per page`
+  )
 }
 one.close()
 two.close()

@@ -17,7 +17,8 @@ import { strArray } from "../src/store/sql.js"
 import { pageKeys as keysOfLines } from "./lib/pageKeys.js"
 
 const dir = process.env.BENCH_STORE_DIR
-if (dir === undefined) throw new Error("BENCH_STORE_DIR: a copy of a store kept by `npm run bench:ingest -- --store DIR`")
+if (dir === undefined)
+  throw new Error("BENCH_STORE_DIR: a copy of a store kept by `npm run bench:ingest -- --store DIR`")
 const database = process.env.CLICKHOUSE_DATABASE ?? "ton"
 const count = Number(process.env.BENCH_BLOCKS ?? 200)
 const stamp = JSON.parse(readFileSync(`${dir}/bench-store.json`, "utf8")) as { first: number; last: number }
@@ -31,7 +32,10 @@ const open = (extra: ReadonlyArray<string>): Session => {
 const variants = (process.env.BENCH_VARIANTS ?? "async|sync").split("|").map((v) => {
   const [way, settings = ""] = v.split(/:(.*)/s)
   if (way !== "async" && way !== "sync") throw new Error(`BENCH_VARIANTS: ${v}`)
-  const extra = settings.split(";").map((x) => x.trim()).filter((x) => x !== "")
+  const extra = settings
+    .split(";")
+    .map((x) => x.trim())
+    .filter((x) => x !== "")
   return { label: v, way, session: open(extra) }
 })
 const run = async (v: (typeof variants)[number], sql: string): Promise<number> =>
@@ -46,7 +50,10 @@ const blocks = Array.from({ length: count }, () => {
 })
 const s = variants[0]!.session
 const v2Keys = s
-  .query(`SELECT block FROM v2_pages WHERE mc_block_seqno IN (${blocks.join(",")}) LIMIT 1 BY mc_block_seqno`, "TabSeparatedRaw")
+  .query(
+    `SELECT block FROM v2_pages WHERE mc_block_seqno IN (${blocks.join(",")}) LIMIT 1 BY mc_block_seqno`,
+    "TabSeparatedRaw"
+  )
   .trim()
   .split("\n")
 // the store's statements as of this tree (src/store/Store.ts), for a page of 40, newest first, with the address book
@@ -63,20 +70,22 @@ const pageKeys = blocks.map((n) => {
 // the lookups as main read them before sql/0142 (the union of the two key-value tables), and as one read of
 // `account_lookups_kv` (sql/0142) on a store that has it; else the same keys in one read of `account_states_kv` (what a
 // single-table lookup costs, not an answer)
-const lookups = pageKeys.map(({ hashes, book }) =>
-  `SELECT 0 AS kind, hash AS key, toUInt32(0) AS mc, state FROM account_states_kv WHERE hash IN ${strArray([...hashes])}
+const lookups = pageKeys.map(
+  ({ hashes, book }) =>
+    `SELECT 0 AS kind, hash AS key, toUInt32(0) AS mc, state FROM account_states_kv WHERE hash IN ${strArray([...hashes])}
    UNION ALL
    SELECT 2, account, mc_seqno, ifNull(toString(code_hash), '') FROM account_code_kv
    WHERE account IN ${strArray([...book])}
    SETTINGS enable_analyzer = 0 FORMAT TabSeparatedRaw`
 )
-const hasLookupsKv =
-  s
-    .query(
-      "SELECT count() FROM system.tables WHERE database = currentDatabase() AND name = 'account_lookups_kv'",
-      "CSV"
-    )
-    .trim() === "1"
+const hasTable = (name: string): boolean =>
+  s.query(`SELECT count() FROM system.tables WHERE database = currentDatabase() AND name = '${name}'`, "CSV").trim() ===
+  "1"
+const hasLookupsKv = hasTable("account_lookups_kv")
+// sql/0143 dropped the two tables the union reads: a store migrated past it has only the one-table read
+const hasUnion = hasTable("account_states_kv") && hasTable("account_code_kv")
+if (!hasUnion)
+  console.log("v3 lookups (the union of account_states_kv and account_code_kv): not on this store (sql/0143)")
 const lookupsOneTable = pageKeys.map(({ hashes, book }) =>
   hasLookupsKv
     ? `SELECT key, value FROM account_lookups_kv WHERE key IN ${strArray([...hashes, ...book])}
@@ -94,13 +103,18 @@ const statements: Record<string, (i: number) => string> = {
   "v2 row new analyzer": (i) => v2Row(v2Keys[i % v2Keys.length]!, ""),
   "v3 page": (i) => v3Page(blocks[i]!),
   "v3 page again": () => v3Page(blocks[0]!),
-  "v3 lookups": (i) => lookups[i]!,
+  ...(hasUnion ? { "v3 lookups": (i: number) => lookups[i]! } : {}),
   "v3 lookups one table": (i) => lookupsOneTable[i]!,
-  "marker check": (i) => `SELECT mc_seqno AS s FROM mc_blocks_done WHERE mc_seqno IN [${blocks[i]}] FORMAT TabSeparatedRaw`
+  "marker check": (i) =>
+    `SELECT mc_seqno AS s FROM mc_blocks_done WHERE mc_seqno IN [${blocks[i]}] FORMAT TabSeparatedRaw`
 }
 const only = process.env.BENCH_STATEMENTS?.split(",").map((n) => n.trim())
 for (const v of variants) for (const f of Object.values(statements)) for (let i = 0; i < 5; i++) await run(v, f(i))
-console.log(`lone statements, ${count} blocks, load before ${loadavg().map((l) => l.toFixed(2)).join(" ")}`)
+console.log(
+  `lone statements, ${count} blocks, load before ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")}`
+)
 for (const [name, f] of Object.entries(statements)) {
   if (only !== undefined && !only.includes(name)) continue
   const wall = variants.map(() => [] as Array<number>)
@@ -124,5 +138,9 @@ for (const [name, f] of Object.entries(statements)) {
     )
   )
 }
-console.log(`load after ${loadavg().map((l) => l.toFixed(2)).join(" ")}`)
+console.log(
+  `load after ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")}`
+)
 for (const v of variants) v.session.close()
