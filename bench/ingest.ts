@@ -35,7 +35,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { parseCli } from "../src/infra/cli.js"
 import { chainStats } from "../tools/fake/ChainData.js"
-import { benchChain } from "./lib/chain.js"
+import { benchChain, chainTransactionBocs } from "./lib/chain.js"
 import type { ChainData } from "../tools/fake/ChainData.js"
 import { startFakeToncenter } from "../tools/fake/server.js"
 import { type LiteChain, withBlockFiles } from "../tools/fake/liteserver/blocks.js"
@@ -328,14 +328,7 @@ const CEILING_SAMPLE_TXS = 50_000
  */
 const ceilingAndCodecs = async (chain: ChainData): Promise<{ perCpuSecond: number; lines: Array<string> }> => {
   installFastCellHash()
-  const all: Array<[string, Parameters<typeof pipelineDecode>[1]]> = []
-  for (let seq = chain.first; seq <= chain.last; seq++) {
-    const mc = chain.masterchain.get(seq)
-    if (mc === undefined) continue
-    for (const b of [mc.block, ...mc.shardBlocks]) {
-      for (const tx of b.txs) all.push([tx.boc, { block: b.record.id, mc_block_seqno: seq }])
-    }
-  }
+  const all = chainTransactionBocs(chain)
   const step = Math.max(1, Math.ceil(all.length / CEILING_SAMPLE_TXS))
   const ctxs = step === 1 ? all : all.filter((_, i) => i % step === 0)
   const of = step === 1 ? "of the chain" : `(every ${step}th of the chain's ${all.length})`

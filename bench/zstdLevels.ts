@@ -10,6 +10,7 @@ import { threadCpuSeconds } from "../src/ops/cpu.js"
 import { pipelineDecode } from "../src/producer/assemble.js"
 import { installFastCellHash } from "../src/ton/fastHash.js"
 import { loadGeneratedChain } from "../tools/gen/chain.js"
+import { chainTransactionBocs } from "./lib/chain.js"
 
 const USAGE =
   "Usage: npx tsx bench/zstdLevels.ts --gen-dir DIR [--levels 1,2,3] [--rounds 5] [--txs 25000] [--batch-kib 1024]"
@@ -33,14 +34,7 @@ const batchBytes = Number(args["batch-kib"]) * 1024
 
 installFastCellHash()
 const chain = await loadGeneratedChain(args["gen-dir"])
-const all: Array<[string, Parameters<typeof pipelineDecode>[1]]> = []
-for (let seq = chain.first; seq <= chain.last; seq++) {
-  const mc = chain.masterchain.get(seq)
-  if (mc === undefined) continue
-  for (const b of [mc.block, ...mc.shardBlocks]) {
-    for (const tx of b.txs) all.push([tx.boc, { block: b.record.id, mc_block_seqno: seq }])
-  }
-}
+const all = chainTransactionBocs(chain)
 const step = Math.max(1, Math.ceil(all.length / Number(args.txs)))
 const json: Array<Buffer> = []
 for (let i = 0; i < all.length; i += step) {

@@ -1,12 +1,27 @@
 // The generated chain the ingest benchmarks share (tools/fake/mixedChain.ts; the differential tests use it too).
 import { INSERT_ORDER, type TableName, visitBundleRows } from "../../src/flatten/bundle.js"
 import { encoderFor, type RowEncoder } from "../../src/sink/encode.js"
+import type { pipelineDecode } from "../../src/producer/assemble.js"
 import type { MasterchainBundle } from "../../src/ton/record.js"
+import type { ChainData } from "../../tools/fake/ChainData.js"
 
 export { mixedChain as benchChain } from "../../tools/fake/mixedChain.js"
 
 /** Every bundle of the chain decoded by the producer's decoder, with the trace ids its publish step gives them. */
 export { chainBundles as benchBundles } from "../../test/support/pipeline/chainBundles.js"
+
+/** Every transaction BOC of a chain with the block context the producer's decoder takes, in chain order. */
+export const chainTransactionBocs = (chain: ChainData): Array<[string, Parameters<typeof pipelineDecode>[1]]> => {
+  const all: Array<[string, Parameters<typeof pipelineDecode>[1]]> = []
+  for (let seq = chain.first; seq <= chain.last; seq++) {
+    const mc = chain.masterchain.get(seq)
+    if (mc === undefined) continue
+    for (const b of [mc.block, ...mc.shardBlocks]) {
+      for (const tx of b.txs) all.push([tx.boc, { block: b.record.id, mc_block_seqno: seq }])
+    }
+  }
+  return all
+}
 
 /** One encoded insert of a table, as the sink hands it to the engine. */
 export interface EncodedTableInsert {
