@@ -15,7 +15,7 @@ import { accessSync, constants, mkdirSync } from "node:fs"
 import { createRequire } from "node:module"
 import { resolve } from "node:path"
 import { Readable } from "node:stream"
-import { ClickHouseConfig, type ClickHouseSettings } from "../config.js"
+import { ClickHouseConfig, type ClickHouseSettings, type TableCompression } from "../config.js"
 import { type EngineOptions, withEngineConfig } from "./engineConfig.js"
 import { FILE_INSERT_BYTES, fileInsertStatement, resetSpool, settingsClause, withSpoolFile } from "./fileInsert.js"
 
@@ -127,6 +127,8 @@ export type ClickHouseClientConfig = Pick<ClickHouseSettings, "url" | "user" | "
   readonly cluster?: string
   /** CLICKHOUSE_LOOKUPS_CACHE_BYTES (embedded engine only); absent: RocksDB's own cache, as with 0. */
   readonly lookupsCacheBytes?: number
+  /** CLICKHOUSE_V3_PAGES_COMPRESSION (embedded engine only); absent: the engine's own (ZSTD). */
+  readonly v3PagesCompression?: TableCompression
 }
 
 const quoteIdent = (name: string): string => {
@@ -409,7 +411,10 @@ const makeServerClient = async (cfg: ClickHouseClientConfig & { url: string }): 
 
 const makeChdbClient = async (cfg: ClickHouseClientConfig): Promise<ClickHouseHandle> => {
   const path = resolve(cfg.dataDir)
-  const shared = acquireEngine(path, { lookupsCacheBytes: cfg.lookupsCacheBytes ?? 0 })
+  const shared = acquireEngine(path, {
+    lookupsCacheBytes: cfg.lookupsCacheBytes ?? 0,
+    ...(cfg.v3PagesCompression === undefined ? {} : { v3PagesCompression: cfg.v3PagesCompression })
+  })
   try {
     await shared.connection.command({ query: `CREATE DATABASE IF NOT EXISTS ${quoteIdent(cfg.database)}` })
   } catch (cause) {

@@ -2,43 +2,67 @@
  * The server configuration the embedded engine starts with: RocksDB options of the key-value tables, which are read
  * from the `rocksdb` section of the configuration when a table opens and cannot be given as settings. It reaches the
  * engine as an argument of the process's first connection, which starts the engine (later connections share it, and
- * their arguments are ignored). Invariant: with no option set the engine starts with no configuration file at all,
- * exactly as it did before this module.
+ * their arguments are ignored). Invariant: with every option at the engine's own default the engine starts with no
+ * configuration file at all, exactly as it did before this module.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { TABLE_COMPRESSIONS, type TableCompression } from "../config.js"
+
+/** RocksDB's names of the codecs, as its column family options take them (`zstd`: the engine's own). */
+const ROCKSDB_COMPRESSION: Record<TableCompression, string> = {
+  zstd: "kZSTD",
+  lz4: "kLZ4Compression",
+  none: "kNoCompression"
+}
 
 export interface EngineOptions {
   /** RocksDB block cache of `account_lookups_kv` (sql/0142), bytes; 0 leaves RocksDB's own (32 MiB per table). */
   readonly lookupsCacheBytes: number
+  /**
+   * Compression of the blocks RocksDB writes for `v3_pages` (sql/0131) from now on; absent: the engine's own (ZSTD).
+   * Blocks already written keep theirs until a compaction rewrites them (each block records its codec, so a table of
+   * mixed blocks reads as one).
+   */
+  readonly v3PagesCompression?: TableCompression
 }
 
 /**
  * The configuration text for `options`, or undefined when none differs from the engine's defaults. RocksDB takes a
- * bare number for `block_cache` as the capacity of a new LRU cache of that table alone (a table section matches the
- * table by name in every database).
+ * bare number for `block_cache` as the capacity of a new LRU cache of that table alone, and `compression` as the
+ * codec of the table's new blocks (a table section matches the table by name in every database).
  */
 export const engineConfigXml = (options: EngineOptions): string | undefined => {
   const bytes = options.lookupsCacheBytes
   if (!Number.isSafeInteger(bytes) || bytes < 0) throw new RangeError(`lookups cache: ${bytes} is not a byte count`)
-  if (bytes === 0) return undefined
-  return [
-    "<clickhouse>",
-    "  <!-- CLICKHOUSE_LOOKUPS_CACHE_BYTES -->",
-    "  <rocksdb>",
-    "    <tables>",
-    "      <table>",
-    "        <name>account_lookups_kv</name>",
-    "        <block_based_table_options>",
-    `          <block_cache>${bytes}</block_cache>`,
-    "        </block_based_table_options>",
-    "      </table>",
-    "    </tables>",
-    "  </rocksdb>",
-    "</clickhouse>",
-    ""
-  ].join("\n")
+  const codec = options.v3PagesCompression ?? "zstd"
+  if (!TABLE_COMPRESSIONS.includes(codec)) throw new RangeError(`v3_pages compression: ${String(codec)}`)
+  const tables: Array<string> = []
+  if (bytes > 0)
+    tables.push(
+      "      <!-- CLICKHOUSE_LOOKUPS_CACHE_BYTES -->",
+      "      <table>",
+      "        <name>account_lookups_kv</name>",
+      "        <block_based_table_options>",
+      `          <block_cache>${bytes}</block_cache>`,
+      "        </block_based_table_options>",
+      "      </table>"
+    )
+  if (codec !== "zstd")
+    tables.push(
+      "      <!-- CLICKHOUSE_V3_PAGES_COMPRESSION -->",
+      "      <table>",
+      "        <name>v3_pages</name>",
+      "        <column_family_options>",
+      `          <compression>${ROCKSDB_COMPRESSION[codec]}</compression>`,
+      "        </column_family_options>",
+      "      </table>"
+    )
+  if (tables.length === 0) return undefined
+  return ["<clickhouse>", "  <rocksdb>", "    <tables>", ...tables, "    </tables>", "  </rocksdb>", "</clickhouse>", ""].join(
+    "\n"
+  )
 }
 
 /**

@@ -1,8 +1,10 @@
 // The embedded engine's RocksDB options reach it: with CLICKHOUSE_LOOKUPS_CACHE_BYTES set, `account_lookups_kv`
 // (sql/0142) reads through a block cache of that size, so a second full read of more than RocksDB's own 32 MiB of
-// blocks misses nothing, while a table of the same rows without the option (RocksDB's own cache) misses again.
-// Always the embedded engine, whatever the run's backend: the setting exists only there.
-import { mkdtempSync, rmSync } from "node:fs"
+// blocks misses nothing, while a table of the same rows without the option (RocksDB's own cache) misses again; with
+// CLICKHOUSE_V3_PAGES_COMPRESSION=lz4, `v3_pages` (sql/0131) is opened with LZ4 and writes LZ4 blocks, larger than the
+// ZSTD ones of a table of the same rows without the option, and reads them back unchanged.
+// Always the embedded engine, whatever the run's backend: the settings exist only there.
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -44,7 +46,8 @@ beforeAll(async () => {
     password: "",
     database: "engine_config",
     dataDir,
-    lookupsCacheBytes: 96 * 1024 * 1024
+    lookupsCacheBytes: 96 * 1024 * 1024,
+    v3PagesCompression: "lz4"
   })
   await applyMigrations(ch.client)
   await ch.client.command({
@@ -53,7 +56,45 @@ beforeAll(async () => {
   })
   await fill("account_lookups_kv")
   await fill("default_cache_kv")
+  await ch.client.command({ query: "CREATE TABLE default_codec_pages AS v3_pages" })
+  await fillPages("v3_pages")
+  await fillPages("default_codec_pages")
 })
+
+// 200 blocks of 100 lines of JSON-like text: what a page row holds, compressible as it is
+const fillPages = async (table: string): Promise<void> => {
+  await ch.client.command({
+    query: `INSERT INTO ${table} (mc_block_seqno, asc_rank, lines)
+            SELECT toUInt32(number), range(1, 101),
+                   arrayMap(i -> concat('{"account":"0:', hex(sipHash128(number, i)), '","lt":"', toString(number * 1000 + i),
+                                        '","description":{"aborted":false,"compute_ph":{"gas_used":"', toString(i * 7),
+                                        '","success":true}},"in_msg":{"value":"', toString(number * i), '"}}'), range(100))
+            FROM numbers(200)`
+  })
+  await ch.client.command({ query: `OPTIMIZE TABLE ${table}` })
+}
+
+/** The table's directory: its RocksDB files. */
+const tableDir = async (table: string): Promise<string> =>
+  text(`SELECT data_paths[1] FROM system.tables WHERE database = currentDatabase() AND name = '${table}'`)
+
+/** The codec RocksDB recorded in the options file it wrote on opening the table (the newest such file). */
+const openedCompression = async (table: string): Promise<string> => {
+  const dir = await tableDir(table)
+  const newest = readdirSync(dir)
+    .filter((f) => f.startsWith("OPTIONS-"))
+    .sort((a, b) => Number(a.slice(8)) - Number(b.slice(8)))
+    .at(-1)!
+  return /^\s*compression=(\w+)$/m.exec(readFileSync(join(dir, newest), "utf8"))![1]!
+}
+
+/** Bytes of the table's data files. */
+const sstBytes = async (table: string): Promise<number> => {
+  const dir = await tableDir(table)
+  return readdirSync(dir)
+    .filter((f) => f.endsWith(".sst"))
+    .reduce((n, f) => n + statSync(join(dir, f)).size, 0)
+}
 
 afterAll(async () => {
   await ch?.client.close()
@@ -74,5 +115,24 @@ describe("CLICKHOUSE_LOOKUPS_CACHE_BYTES", () => {
     const before = await misses("default_cache_kv")
     expect(await readAll("default_cache_kv")).toBe("60000")
     expect((await misses("default_cache_kv")) - before).toBeGreaterThan(5_000)
+  })
+})
+
+describe("CLICKHOUSE_V3_PAGES_COMPRESSION", () => {
+  it("opens v3_pages with LZ4 and leaves other tables with the engine's ZSTD", async () => {
+    expect(await openedCompression("v3_pages")).toBe("kLZ4Compression")
+    expect(await openedCompression("default_codec_pages")).toBe("kZSTD")
+    expect(await openedCompression("account_lookups_kv")).toBe("kZSTD")
+  })
+
+  it("writes v3_pages' blocks with it: larger files than ZSTD's for the same rows, read back the same", async () => {
+    const lz4 = await sstBytes("v3_pages")
+    const zstd = await sstBytes("default_codec_pages")
+    expect(zstd).toBeGreaterThan(0)
+    expect(lz4).toBeGreaterThan(zstd * 1.2)
+    const digest = (table: string) =>
+      text(`SELECT count(), sum(cityHash64(mc_block_seqno, asc_rank, lines)) FROM ${table}`)
+    expect(await digest("v3_pages")).toBe(await digest("default_codec_pages"))
+    expect(await digest("v3_pages")).toMatch(/^200\t\d+$/)
   })
 })

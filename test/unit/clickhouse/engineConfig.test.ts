@@ -1,6 +1,7 @@
 // The embedded engine's configuration text from its options: none at all when nothing differs from the engine's
-// defaults (it starts exactly as without the file), else the lookups table's block cache by name; the temporary file
-// that carries it to the engine is gone once the engine is open.
+// defaults (it starts exactly as without the file), else the lookups table's block cache and the v3 page rows' codec,
+// each in a section of its table by name; the temporary file that carries it to the engine is gone once the engine is
+// open.
 import { existsSync, readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
 import { engineConfigXml, withEngineConfig } from "../../../src/clickhouse/engineConfig.js"
@@ -17,6 +18,24 @@ describe("engine configuration", () => {
     expect(xml.match(/<table>/g)).toHaveLength(1)
     expect(xml).toContain("<name>account_lookups_kv</name>")
     expect(xml).toContain("<block_cache>134217728</block_cache>")
+  })
+
+  it("is absent with the v3 page rows' codec at the engine's own ZSTD", () => {
+    expect(engineConfigXml({ lookupsCacheBytes: 0, v3PagesCompression: "zstd" })).toBeUndefined()
+  })
+
+  it("gives v3_pages the codec in a section of its own, RocksDB's name for it", () => {
+    const lz4 = engineConfigXml({ lookupsCacheBytes: 0, v3PagesCompression: "lz4" })!
+    expect(lz4.match(/<table>/g)).toHaveLength(1)
+    expect(lz4).toContain("<name>v3_pages</name>")
+    expect(lz4).toMatch(/<column_family_options>\s*<compression>kLZ4Compression<\/compression>\s*<\/column_family_options>/)
+    expect(engineConfigXml({ lookupsCacheBytes: 0, v3PagesCompression: "none" })).toContain(
+      "<compression>kNoCompression</compression>"
+    )
+    const both = engineConfigXml({ lookupsCacheBytes: 1 << 20, v3PagesCompression: "lz4" })!
+    expect(both.match(/<table>/g)).toHaveLength(2)
+    expect(both).toContain("<block_cache>1048576</block_cache>")
+    expect(both).toContain("<compression>kLZ4Compression</compression>")
   })
 
   it("refuses a size that is not a byte count", () => {
