@@ -11,7 +11,11 @@
 // - `keys`: 1, 10, 130 and 1,000 keys found and not found, and one page's keys asked again (every block cached),
 //   beside `SELECT 1` and a key lookup of one absent key (the floors);
 // - `forms`: the page's keys as the store spells them (split of one literal) against an array literal, a tuple,
-//   RowBinary output and a direct join from the key list, answers compared.
+//   RowBinary output and a direct join from the key list, answers compared;
+// - `found`: where a found key's cost goes beyond an absent one's: 130 keys found or absent (all in one place of the
+//   key order, or each beside a found one), every block cached, read as the store reads them (key and value as text),
+//   counted only (no row leaves the engine), with one column, with every column, in other output formats, and from
+//   the copy with a bloom filter and a hash index in each block.
 // BENCH_PARTS picks parts (comma-separated). Prints the median wall and this process's CPU per statement (engine
 // threads included); numbers are printed, never asserted.
 import { Session } from "chdb"
@@ -32,7 +36,7 @@ if (dir === undefined)
 const database = process.env.CLICKHOUSE_DATABASE ?? "ton"
 const count = Number(process.env.BENCH_BLOCKS ?? 300)
 const cacheBytes = Number(process.env.BENCH_CACHE_BYTES ?? DEFAULT_LOOKUPS_CACHE_BYTES)
-const parts = (process.env.BENCH_PARTS ?? "pages,keys,forms").split(",").map((p) => p.trim())
+const parts = (process.env.BENCH_PARTS ?? "pages,keys,forms,found").split(",").map((p) => p.trim())
 const stamp = JSON.parse(readFileSync(`${dir}/bench-store.json`, "utf8")) as { first: number; last: number }
 const median = (xs: ReadonlyArray<number>): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
@@ -240,6 +244,51 @@ if (parts.includes("forms")) {
     sql: (i) => lookups(SIZED, pages[i]!).replace("FORMAT TabSeparatedRaw", "FORMAT RowBinary")
   })
   await measure("forms: a page's keys, every block cached", forms, count)
+}
+if (parts.includes("found")) {
+  const present = tsv(`SELECT key FROM ${SIZED} WHERE key != '' AND cityHash64(key) % 16 = 0`).trim().split("\n")
+  tsv(`SELECT count() FROM ${SIZED} WHERE NOT ignore(value)`)
+  // the copy's blocks read once too, so both tables answer from their caches
+  tsv(`SELECT count() FROM ${HASHED} WHERE NOT ignore(value)`)
+  const N = 130
+  const foundKeys = (i: number) => Array.from({ length: N }, (_, j) => present[(i * 7919 + j * 104729) % present.length]!)
+  const absentKeys = (i: number) => Array.from({ length: N }, (_, j) => `absent:${i}:${j}`)
+  // absent keys each beside a found one: the found key with its second last character changed, so of the same length
+  // (the engine's keys start with their length) and in the same place of the key order, spread over as many blocks
+  const presentSet = new Set(present)
+  const beside = (k: string): string => {
+    for (const c of "ABCDEFGHIJ") {
+      const b = `${k.slice(0, -2)}${c}${k.slice(-1)}`
+      if (b !== k && !presentSet.has(b)) return b
+    }
+    throw new Error(`no absent key beside ${k}`)
+  }
+  const besideKeys = (i: number) => foundKeys(i).map(beside)
+  const read =
+    (columns: string, keys: (i: number) => ReadonlyArray<string>, format = "TabSeparatedRaw", table = SIZED) =>
+    (i: number) =>
+    `SELECT ${columns} FROM ${table} WHERE key IN ${strKeys(keys(i))} SETTINGS enable_analyzer = 0 FORMAT ${format}`
+  const meanValue = Number(tsv(`SELECT avg(length(value)) FROM ${SIZED} WHERE key IN ${strKeys(foundKeys(0))}`))
+  console.log(`found: ${N} keys, values of ${meanValue.toFixed(0)} bytes on average`)
+  await measure(
+    `found: ${N} keys found or absent, every block cached`,
+    [
+      { label: "found, key and value (the store's)", sql: read("key, value", foundKeys) },
+      { label: "absent, key and value", sql: read("key, value", absentKeys) },
+      { label: "absent beside found ones, key and value", sql: read("key, value", besideKeys) },
+      { label: `found, key and value, ${HASHED}`, sql: read("key, value", foundKeys, "TabSeparatedRaw", HASHED) },
+      { label: `absent beside found, ${HASHED}`, sql: read("key, value", besideKeys, "TabSeparatedRaw", HASHED) },
+      { label: "found, count() only", sql: read("count()", foundKeys) },
+      { label: "absent, count() only", sql: read("count()", absentKeys) },
+      { label: "found, key only", sql: read("key", foundKeys) },
+      { label: "found, length(value) only", sql: read("length(value)", foundKeys) },
+      { label: "found, every column", sql: read("key, mc_seqno, value", foundKeys) },
+      { label: "found, key and value, RowBinary", sql: read("key, value", foundKeys, "RowBinary"), format: "RowBinary" },
+      { label: "found, key and value, Native", sql: read("key, value", foundKeys, "Native"), format: "Native" },
+      { label: "found, value joined in one row", sql: read("arrayStringConcat(groupArray(concat(key, '\\t', value)), '\\n')", foundKeys) }
+    ],
+    Math.min(count, 200)
+  )
 }
 console.log(
   `load after ${loadavg()
