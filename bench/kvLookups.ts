@@ -28,6 +28,7 @@ import { engineConfigXml } from "../src/clickhouse/engineConfig.js"
 import { DEFAULT_LOOKUPS_CACHE_BYTES } from "../src/config.js"
 import { sessionSetup } from "../src/store/readers.js"
 import { str, strArray, strKeys } from "../src/store/sql.js"
+import { nativeStringColumns } from "../src/store/native.js"
 import { pageKeys } from "./lib/pageKeys.js"
 
 const dir = process.env.BENCH_STORE_DIR
@@ -118,6 +119,8 @@ interface Variant {
   readonly sql: (i: number) => string
   readonly table?: string
   readonly format?: string
+  /** What the reader does with the output, timed with the statement (the bytes as chdb hands them). */
+  readonly decode?: (b: Buffer) => unknown
 }
 
 /** `rounds` statements of each variant, alternating; per variant the median wall, CPU and cache misses. */
@@ -133,7 +136,9 @@ const measure = async (title: string, variants: ReadonlyArray<Variant>, rounds: 
       const sql = v.sql(i)
       const c0 = process.cpuUsage()
       const t0 = performance.now()
-      bytes[j]! += (await s.queryAsync(sql, { format: v.format ?? "TabSeparatedRaw" })).bytes().length
+      const out = (await s.queryAsync(sql, { format: v.format ?? "TabSeparatedRaw" })).bytes()
+      v.decode?.(Buffer.from(out.buffer, out.byteOffset, out.byteLength))
+      bytes[j]! += out.length
       wall[j]!.push(performance.now() - t0)
       const c = process.cpuUsage(c0)
       cpu[j]! += (c.user + c.system) / 1000
@@ -243,6 +248,34 @@ if (parts.includes("forms")) {
     format: "RowBinary",
     sql: (i) => lookups(SIZED, pages[i]!).replace("FORMAT TabSeparatedRaw", "FORMAT RowBinary")
   })
+  // the store's reading of each answer into key -> value (src/store/Store.ts v3LookupsKvRows), from either format
+  const fromTsv = (b: Buffer): Map<string, string> => {
+    const values = new Map<string, string>()
+    for (const line of b.toString("utf8").split("\n")) {
+      if (line === "") continue
+      const tab = line.indexOf("\t")
+      values.set(line.slice(0, tab), line.slice(tab + 1))
+    }
+    return values
+  }
+  const fromNative = (b: Buffer): Map<string, string> => {
+    const [keys, values] = nativeStringColumns(b, 2)
+    return new Map(keys!.map((k, i) => [k, values![i]!]))
+  }
+  const nativeSql = (i: number) => lookups(SIZED, pages[i]!).replace("FORMAT TabSeparatedRaw", "FORMAT Native")
+  const bytesOf = async (sql: string, format: string): Promise<Buffer> => {
+    const b = (await s.queryAsync(sql, { format })).bytes()
+    return Buffer.from(b.buffer, b.byteOffset, b.byteLength)
+  }
+  for (let i = 0; i < count; i++) {
+    const a = fromTsv(await bytesOf(lookups(SIZED, pages[i]!), "TabSeparatedRaw"))
+    const b = fromNative(await bytesOf(nativeSql(i), "Native"))
+    if (JSON.stringify([...a].sort()) !== JSON.stringify([...b].sort())) throw new Error(`Native: another answer, page ${i}`)
+  }
+  forms.push(
+    { label: "split literal, read into a map (the store's)", sql: (i) => lookups(SIZED, pages[i]!), decode: fromTsv },
+    { label: "split literal, Native output, read into a map", sql: nativeSql, format: "Native", decode: fromNative }
+  )
   await measure("forms: a page's keys, every block cached", forms, count)
 }
 if (parts.includes("found")) {
