@@ -270,7 +270,8 @@ if (parts.includes("forms")) {
   for (let i = 0; i < count; i++) {
     const a = fromTsv(await bytesOf(lookups(SIZED, pages[i]!), "TabSeparatedRaw"))
     const b = fromNative(await bytesOf(nativeSql(i), "Native"))
-    if (JSON.stringify([...a].sort()) !== JSON.stringify([...b].sort())) throw new Error(`Native: another answer, page ${i}`)
+    if (JSON.stringify([...a].sort()) !== JSON.stringify([...b].sort()))
+      throw new Error(`Native: another answer, page ${i}`)
   }
   forms.push(
     { label: "split literal, read into a map (the store's)", sql: (i) => lookups(SIZED, pages[i]!), decode: fromTsv },
@@ -284,7 +285,8 @@ if (parts.includes("found")) {
   // the copy's blocks read once too, so both tables answer from their caches
   tsv(`SELECT count() FROM ${HASHED} WHERE NOT ignore(value)`)
   const N = 130
-  const foundKeys = (i: number) => Array.from({ length: N }, (_, j) => present[(i * 7919 + j * 104729) % present.length]!)
+  const foundKeys = (i: number) =>
+    Array.from({ length: N }, (_, j) => present[(i * 7919 + j * 104729) % present.length]!)
   const absentKeys = (i: number) => Array.from({ length: N }, (_, j) => `absent:${i}:${j}`)
   // absent keys each beside a found one: the found key with its second last character changed, so of the same length
   // (the engine's keys start with their length) and in the same place of the key order, spread over as many blocks
@@ -300,7 +302,7 @@ if (parts.includes("found")) {
   const read =
     (columns: string, keys: (i: number) => ReadonlyArray<string>, format = "TabSeparatedRaw", table = SIZED) =>
     (i: number) =>
-    `SELECT ${columns} FROM ${table} WHERE key IN ${strKeys(keys(i))} SETTINGS enable_analyzer = 0 FORMAT ${format}`
+      `SELECT ${columns} FROM ${table} WHERE key IN ${strKeys(keys(i))} SETTINGS enable_analyzer = 0 FORMAT ${format}`
   const meanValue = Number(tsv(`SELECT avg(length(value)) FROM ${SIZED} WHERE key IN ${strKeys(foundKeys(0))}`))
   console.log(`found: ${N} keys, values of ${meanValue.toFixed(0)} bytes on average`)
   await measure(
@@ -316,9 +318,16 @@ if (parts.includes("found")) {
       { label: "found, key only", sql: read("key", foundKeys) },
       { label: "found, length(value) only", sql: read("length(value)", foundKeys) },
       { label: "found, every column", sql: read("key, mc_seqno, value", foundKeys) },
-      { label: "found, key and value, RowBinary", sql: read("key, value", foundKeys, "RowBinary"), format: "RowBinary" },
+      {
+        label: "found, key and value, RowBinary",
+        sql: read("key, value", foundKeys, "RowBinary"),
+        format: "RowBinary"
+      },
       { label: "found, key and value, Native", sql: read("key, value", foundKeys, "Native"), format: "Native" },
-      { label: "found, value joined in one row", sql: read("arrayStringConcat(groupArray(concat(key, '\\t', value)), '\\n')", foundKeys) }
+      {
+        label: "found, value joined in one row",
+        sql: read("arrayStringConcat(groupArray(concat(key, '\\t', value)), '\\n')", foundKeys)
+      }
     ],
     Math.min(count, 200)
   )

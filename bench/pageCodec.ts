@@ -5,10 +5,11 @@
 // makes the copies in a process of its own (INSERT ... SELECT, then OPTIMIZE TABLE; timed) and exits, so that the
 // measuring run starts with cold engine caches. The measuring run, in this process, one session with the API's
 // settings: each table's size on disk, then per table the statement the store runs for a lone page (v3: a block's
-// first 40 lines in descending order; v2: a shard block's whole row) for BENCH_BLOCKS (300) random blocks, a first
-// pass and the same pages again, the tables alternating statement by statement; answers compared. With
-// BENCH_CONVERT=1 it also reports whether OPTIMIZE TABLE rewrites a table's existing files with the options it was
-// opened with (a ZSTD copy opened as LZ4, its size before and after). Prints the median wall and this process's CPU
+// first 40 lines in descending order; v2: a shard block's whole row) for BENCH_BLOCKS (300) distinct random blocks:
+// each block's first read in the process, then the same statement at once again (its block cached), the tables
+// alternating block by block; answers compared. With BENCH_CONVERT=1 it reports instead whether OPTIMIZE TABLE
+// rewrites a table's existing files with the options it was opened with (a ZSTD copy compacted since its last write,
+// opened as LZ4: its size before and after). Prints the median wall and the median and mean of this process's CPU
 // per statement (engine threads included); numbers are printed, never asserted.
 import { Session } from "chdb"
 import { spawnSync } from "node:child_process"
@@ -32,7 +33,9 @@ const CODECS = [
   ["lz4", "kLZ4Compression"],
   ["none", "kNoCompression"]
 ] as const
-const COPIES = ["v3_pages", "v2_pages"].flatMap((t) => CODECS.map(([c, option]) => ({ table: t, name: `${t}_${c}`, option })))
+const COPIES = ["v3_pages", "v2_pages"].flatMap((t) =>
+  CODECS.map(([c, option]) => ({ table: t, name: `${t}_${c}`, option }))
+)
 // a ZSTD copy reopened as LZ4, for the question whether OPTIMIZE TABLE converts existing files
 const CONVERTED = "v3_pages_converted"
 const converting = process.env.BENCH_CONVERT_STEP === "1"
@@ -61,8 +64,9 @@ const exists = (table: string): boolean =>
   tsv(`SELECT count() FROM system.tables WHERE database = currentDatabase() AND name = '${table}'`).trim() === "1"
 /** Bytes of a table's files on disk (its RocksDB directory). */
 const sizeOf = (table: string): number => {
-  const path = tsv(`SELECT data_paths[1] FROM system.tables WHERE database = currentDatabase() AND name = '${table}'`)
-    .trim()
+  const path = tsv(
+    `SELECT data_paths[1] FROM system.tables WHERE database = currentDatabase() AND name = '${table}'`
+  ).trim()
   const walk = (p: string): number =>
     readdirSync(p, { withFileTypes: true }).reduce(
       (n, e) => n + (e.isDirectory() ? walk(join(p, e.name)) : statSync(join(p, e.name)).size),
@@ -76,8 +80,10 @@ const timed = (label: string, sql: string): void => {
   const t0 = performance.now()
   tsv(sql)
   const c = process.cpuUsage(c0)
-  console.log(`  ${label.padEnd(60)} ${((performance.now() - t0) / 1000).toFixed(2)} s wall, ` +
-    `${((c.user + c.system) / 1e6).toFixed(2)} s CPU`)
+  console.log(
+    `  ${label.padEnd(60)} ${((performance.now() - t0) / 1000).toFixed(2)} s wall, ` +
+      `${((c.user + c.system) / 1e6).toFixed(2)} s CPU`
+  )
 }
 const copy = (from: string, to: string): void => {
   tsv(`CREATE TABLE ${to} AS ${from}`)
@@ -97,8 +103,10 @@ if (converting) {
   // the ZSTD copy, opened with LZ4 as its compression: does OPTIMIZE TABLE rewrite what it holds?
   const before = sizeOf(CONVERTED)
   timed(`OPTIMIZE TABLE ${CONVERTED} (opened with LZ4)`, `OPTIMIZE TABLE ${CONVERTED}`)
-  console.log(`  ${CONVERTED}: ${mib(before)} before, ${mib(sizeOf(CONVERTED))} after (v3_pages_lz4 ` +
-    `${mib(sizeOf("v3_pages_lz4"))}, v3_pages_zstd ${mib(sizeOf("v3_pages_zstd"))})`)
+  console.log(
+    `  ${CONVERTED}: ${mib(before)} before, ${mib(sizeOf(CONVERTED))} after (v3_pages_lz4 ` +
+      `${mib(sizeOf("v3_pages_lz4"))}, v3_pages_zstd ${mib(sizeOf("v3_pages_zstd"))})`
+  )
   s.close()
   process.exit(0)
 }
@@ -128,8 +136,12 @@ console.log(
     .join(" ")}`
 )
 for (const t of ["v3_pages", "v2_pages"])
-  console.log(`  ${t.padEnd(14)} ${mib(sizeOf(t)).padStart(10)} (the store's)  ` +
-    COPIES.filter((c) => c.table === t).map((c) => `${c.name} ${mib(sizeOf(c.name))}`).join("  "))
+  console.log(
+    `  ${t.padEnd(14)} ${mib(sizeOf(t)).padStart(10)} (the store's)  ` +
+      COPIES.filter((c) => c.table === t)
+        .map((c) => `${c.name} ${mib(sizeOf(c.name))}`)
+        .join("  ")
+  )
 
 let x = 12345
 const next = (n: number): number => {

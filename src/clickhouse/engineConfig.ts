@@ -60,9 +60,16 @@ export const engineConfigXml = (options: EngineOptions): string | undefined => {
       "      </table>"
     )
   if (tables.length === 0) return undefined
-  return ["<clickhouse>", "  <rocksdb>", "    <tables>", ...tables, "    </tables>", "  </rocksdb>", "</clickhouse>", ""].join(
-    "\n"
-  )
+  return [
+    "<clickhouse>",
+    "  <rocksdb>",
+    "    <tables>",
+    ...tables,
+    "    </tables>",
+    "  </rocksdb>",
+    "</clickhouse>",
+    ""
+  ].join("\n")
 }
 
 /**

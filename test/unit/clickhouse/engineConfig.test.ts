@@ -28,7 +28,9 @@ describe("engine configuration", () => {
     const lz4 = engineConfigXml({ lookupsCacheBytes: 0, v3PagesCompression: "lz4" })!
     expect(lz4.match(/<table>/g)).toHaveLength(1)
     expect(lz4).toContain("<name>v3_pages</name>")
-    expect(lz4).toMatch(/<column_family_options>\s*<compression>kLZ4Compression<\/compression>\s*<\/column_family_options>/)
+    expect(lz4).toMatch(
+      /<column_family_options>\s*<compression>kLZ4Compression<\/compression>\s*<\/column_family_options>/
+    )
     expect(engineConfigXml({ lookupsCacheBytes: 0, v3PagesCompression: "none" })).toContain(
       "<compression>kNoCompression</compression>"
     )

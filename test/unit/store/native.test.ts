@@ -17,7 +17,9 @@ const str = (s: string): Array<number> => {
   const b = Buffer.from(s, "utf8")
   return [...leb(b.length), ...b]
 }
-const block = (columns: ReadonlyArray<{ name: string; type: string; values: ReadonlyArray<string> }>): Array<number> => [
+const block = (
+  columns: ReadonlyArray<{ name: string; type: string; values: ReadonlyArray<string> }>
+): Array<number> => [
   ...leb(columns.length),
   ...leb(columns[0]?.values.length ?? 0),
   ...columns.flatMap((c) => [...str(c.name), ...str(c.type), ...c.values.flatMap(str)])
@@ -45,25 +47,31 @@ describe("nativeStringColumns", () => {
 
   it("reads no output and a block of no rows as no values", () => {
     expect(nativeStringColumns(Buffer.alloc(0), 2)).toEqual([[], []])
-    const empty = Buffer.from(block([
-      { name: "key", type: "String", values: [] },
-      { name: "value", type: "String", values: [] }
-    ]))
+    const empty = Buffer.from(
+      block([
+        { name: "key", type: "String", values: [] },
+        { name: "value", type: "String", values: [] }
+      ])
+    )
     expect(nativeStringColumns(empty, 2)).toEqual([[], []])
   })
 
   it("refuses another column count, another type, and output cut short", () => {
     const one = Buffer.from(block([{ name: "key", type: "String", values: ["a"] }]))
     expect(() => nativeStringColumns(one, 2)).toThrow(/1 columns, 2 expected/)
-    const typed = Buffer.from(block([
-      { name: "key", type: "String", values: ["a"] },
-      { name: "n", type: "UInt32", values: ["abcd"] }
-    ]))
+    const typed = Buffer.from(
+      block([
+        { name: "key", type: "String", values: ["a"] },
+        { name: "n", type: "UInt32", values: ["abcd"] }
+      ])
+    )
     expect(() => nativeStringColumns(typed, 2)).toThrow(/UInt32/)
-    const whole = Buffer.from(block([
-      { name: "key", type: "String", values: ["abc"] },
-      { name: "value", type: "String", values: ["defgh"] }
-    ]))
+    const whole = Buffer.from(
+      block([
+        { name: "key", type: "String", values: ["abc"] },
+        { name: "value", type: "String", values: ["defgh"] }
+      ])
+    )
     for (let cut = 1; cut < whole.length; cut++) expect(() => nativeStringColumns(whole.subarray(0, cut), 2)).toThrow()
   })
 })
