@@ -10,6 +10,7 @@ import { Either } from "effect"
 import {
   type BlockFile,
   type BlockFilesBundle,
+  joinBlockFiles,
   readBlockFile,
   type ReadBlocks,
   transactionsOf
@@ -19,7 +20,7 @@ import { toBlockRecord } from "../ton/block.js"
 import { decodeBlockFast } from "../ton/fast/decode.js"
 import { blockStates } from "../ton/stateUpdate.js"
 import type { BlockRecord, TransactionRecord } from "../ton/record.js"
-import { decodeTransactions, pipelineDecode, type Decoded } from "./assemble.js"
+import { type Assembled, decodeTransactions, finishBundle, pipelineDecode, type Decoded } from "./assemble.js"
 
 export interface DecodedBlocks {
   readonly blocks: Omit<ReadBlocks, "transactions">
@@ -93,3 +94,10 @@ export const decodeBlockFiles = (
   return Either.right({ blocks: { blocks, states: stateParts }, decoded: { transactions, deadLetters } })
 }
 
+
+/** The bundle of block files decoded and assembled (what a decode worker answers a bundle of files with), or why a
+ * block file does not read. */
+export const assembleBlockFiles = (b: BlockFilesBundle, network: string): Either.Either<Assembled, UpstreamError> =>
+  Either.map(decodeBlockFiles(b.blocks, b.mc_seqno, b.states, network), (d) =>
+    finishBundle(joinBlockFiles(b, [{ ...d.blocks, transactions: [] }]), network, d.decoded)
+  )

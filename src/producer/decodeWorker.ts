@@ -11,20 +11,9 @@ import type { RawMasterchainBundle, RawTransaction } from "../source/Upstream.js
 import { threadCpuSeconds } from "../ops/cpu.js"
 import { installFastCellHash } from "../ton/fastHash.js"
 import { Either } from "effect"
-import {
-  assembleBundle,
-  type Assembled,
-  deadBundle,
-  decodeTransactions,
-  finishBundle,
-  pipelineDecode,
-  prepare,
-  type Decoded,
-  type Prepared
-} from "./assemble.js"
-import { type BlockFile, type BlockFilesBundle, joinBlockFiles } from "../source/liteserver/blockFiles.js"
-import { decodeBlockFiles, type DecodedBlocks } from "./blockFiles.js"
-import type { UpstreamError } from "../source/types.js"
+import { assembleBundle, deadBundle, decodeTransactions, pipelineDecode, prepare, type Decoded, type Prepared } from "./assemble.js"
+import type { BlockFile, BlockFilesBundle } from "../source/liteserver/blockFiles.js"
+import { assembleBlockFiles, decodeBlockFiles, type DecodedBlocks } from "./blockFiles.js"
 
 export type DecodeRequest =
   | { readonly id: number; readonly op: "bundle"; readonly raw: RawMasterchainBundle; readonly network: string }
@@ -111,16 +100,10 @@ const timed = <A>(f: () => A): [A, number] => {
   return [a, threadCpuSeconds() - t0]
 }
 
-/** The bundle of block files decoded, or why a block file does not read. */
-const fromFiles = (b: BlockFilesBundle, network: string): Either.Either<Assembled, UpstreamError> =>
-  Either.map(decodeBlockFiles(b.blocks, b.mc_seqno, b.states, network), (d) =>
-    finishBundle(joinBlockFiles(b, [{ ...d.blocks, transactions: [] }]), network, d.decoded)
-  )
-
 port.on("message", (req: DecodeRequest) => {
   if (req.op === "bundle" || req.op === "files") {
     const [assembled, decode] = timed(() =>
-      req.op === "bundle" ? Either.right(assembleBundle(req.raw, req.network, pipelineDecode)) : fromFiles(req.files, req.network)
+      req.op === "bundle" ? Either.right(assembleBundle(req.raw, req.network, pipelineDecode)) : assembleBlockFiles(req.files, req.network)
     )
     // a block file that does not read: the masterchain block's dead letter, as the reader's failure would give
     const [prepared, encode] = timed(() =>
