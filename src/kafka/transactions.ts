@@ -9,7 +9,8 @@
 import type { AccountStateRow } from "../flatten/account_states.js"
 import { accountStateRows } from "../flatten/account_states.js"
 import type { AccountStateRecord, HashB64, MasterchainBundle, RawAddress, TransactionRecord } from "../ton/record.js"
-import { goJsonStringify, renderV3AccountState, renderV3Transaction, shardHex } from "../ton/v3.js"
+import { goJsonStringify, renderV3AccountState, shardHex } from "../ton/v3.js"
+import { v3TransactionPieces } from "../ton/v3Text.js"
 import { Lru } from "../trace/Lru.js"
 import { assignTraceIds, type TraceNode } from "../trace/traceIds.js"
 import type { EncodedMessage } from "./codec.js"
@@ -64,8 +65,6 @@ const fromRow = (r: AccountStateRow): AccountStateRecord => ({
   code_hash: r.code_hash
 })
 
-const PREV_KEY = ',"prev_trans_hash":'
-
 export const blockName = (tx: Pick<TransactionRecord, "block">): string =>
   `${tx.block.workchain}:${shardHex(tx.block.shard)}:${tx.block.seqno}`
 
@@ -94,36 +93,38 @@ export const draftFields = (tx: TransactionRecord, states: ReadonlyMap<HashB64, 
   }
 }
 
-/** Drafts of every transaction of a bundle, in the bundle's order. Pure; runs where the bundle was decoded. */
+/**
+ * Drafts of every transaction of a bundle, in the bundle's order. Pure; runs where the bundle was decoded. Each
+ * transaction's JSON is written as text in the two pieces around its trace id (v3Text.ts), straight into the drafts'
+ * bytes: no object tree, no serializer walk and no search for the cut (the first form, through goJson of
+ * renderV3Transaction, is the reference in test/support/draftsReference.ts).
+ */
 export const draftTransactions = (bundle: MasterchainBundle): Drafts => {
   const states = storedStates(bundle.account_states)
-  const jsons: Array<string> = []
+  const txs = bundle.transactions
+  const heads = new Array<string>(txs.length)
+  const tails = new Array<string>(txs.length)
   let bytes = 0
-  for (const tx of bundle.transactions) {
-    const json = goJsonStringify(renderV3Transaction({ ...tx, trace_id: null }, states))
-    jsons.push(json)
-    bytes += Buffer.byteLength(json, "utf8") + TRACE_ROOM
+  for (let i = 0; i < txs.length; i++) {
+    const [head, tail] = v3TransactionPieces(txs[i]!, states)
+    heads[i] = head
+    tails[i] = tail
+    bytes += Buffer.byteLength(head, "utf8") + Buffer.byteLength(tail, "utf8") + TRACE_ROOM
   }
   const out = Buffer.allocUnsafeSlow(bytes)
   let at = 0
-  const list = bundle.transactions.map((tx, i): TransactionDraft => {
-    const json = jsons[i]!
-    const cut = json.indexOf(PREV_KEY)
+  const list = new Array<TransactionDraft>(txs.length)
+  for (let i = 0; i < txs.length; i++) {
     const start = at
-    at += out.write(json.slice(0, cut), at, "utf8")
+    at += out.write(heads[i]!, at, "utf8")
     at += out.write(TRACE_HEAD, at, "latin1")
     const gap = at
     out.fill(0x20, at, at + TRACE_ID_CHARS)
     at += TRACE_ID_CHARS
     out[at++] = 0x22
-    at += out.write(json.slice(cut), at, "utf8")
-    return {
-      ...draftFields(tx, states),
-      start,
-      end: at,
-      gap
-    }
-  })
+    at += out.write(tails[i]!, at, "utf8")
+    list[i] = { ...draftFields(txs[i]!, states), start, end: at, gap }
+  }
   return { bytes: out, list }
 }
 

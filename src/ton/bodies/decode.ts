@@ -307,3 +307,6 @@ export const decodeMessageBody = (hash: string, boc: string): DecodedBody | null
   memo.set(hash, { value })
   return value
 }
+
+/** The memo's decoding of a body by its cell hash, if it holds one (nothing is decoded or kept). */
+export const rememberedBody = (hash: string): { readonly value: DecodedBody | null } | undefined => memo.get(hash)
