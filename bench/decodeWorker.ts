@@ -1,0 +1,167 @@
+// The producer's decode worker's work on the liteserver source, in process: every masterchain block's files (the
+// chain's blocks built as the fake liteserver serves them) decoded and assembled, its bundle record encoded and its
+// transactions' v3 drafts rendered, as a worker answers an "files" request, round after round. Variants of the drafts'
+// renderer alternate round by round so that the machine's load falls on each alike; the drafts are compared byte for
+// byte first. Prints per round this thread's CPU per transaction by stage (block files decoded, the bundle's JSON, the
+// drafts), the process's CPU (V8's GC threads included) and the collector's pauses; then medians per variant.
+// Usage: npx tsx bench/decodeWorker.ts --gen-dir DIR [--rounds 6] [--mc 0 (all)] [--variants main,project]
+// [--only-variant NAME (no comparison: for a profile)]. Numbers are printed, never asserted.
+import { PerformanceObserver } from "node:perf_hooks"
+import { Either } from "effect"
+import { parseCli } from "../src/infra/cli.js"
+import { encodeBundle } from "../src/kafka/codec.js"
+import { draftTransactions, type Drafts } from "../src/kafka/transactions.js"
+import { processCpuSeconds, threadCpuSeconds } from "../src/ops/cpu.js"
+import { assembleBlockFiles } from "../src/producer/blockFiles.js"
+import { type BlockFilesBundle, blockFile } from "../src/source/liteserver/blockFiles.js"
+import { blockKey } from "../src/source/shard.js"
+import { installFastCellHash } from "../src/ton/fastHash.js"
+import type { MasterchainBundle } from "../src/ton/record.js"
+import { draftTransactionsReference } from "../test/support/draftsReference.js"
+import { withBlockFiles } from "../tools/fake/liteserver/blocks.js"
+import { loadGeneratedChain } from "../tools/gen/chain.js"
+
+const USAGE = `Usage: npx tsx bench/decodeWorker.ts --gen-dir DIR [--rounds 6] [--mc 0] [--variants main,project] [--only-variant NAME]
+  The decode worker's work on block files, by stage, drafts renderers in alternating rounds.`
+const args = parseCli(
+  {
+    "gen-dir": { type: "string" },
+    rounds: { type: "string", default: "6" },
+    mc: { type: "string", default: "0" },
+    variants: { type: "string", default: "main,project" },
+    "only-variant": { type: "string" }
+  },
+  USAGE
+)
+if (args["gen-dir"] === undefined) {
+  process.stderr.write(`${USAGE}\n`)
+  process.exit(2)
+}
+
+/** The drafts' renderers: main's (the object tree through goJson, kept as the reference) and the project's. */
+const renderers: Record<string, (b: MasterchainBundle) => Drafts> = {
+  main: draftTransactionsReference,
+  project: draftTransactions
+}
+const names = (args["only-variant"] ?? args.variants).split(",")
+for (const n of names) if (renderers[n] === undefined) throw new Error(`unknown variant ${n}`)
+
+installFastCellHash()
+const generated = await loadGeneratedChain(args["gen-dir"])
+const lite = withBlockFiles(generated)
+const chain = lite.chain
+const seqnos = [...chain.masterchain.keys()].sort((a, b) => a - b)
+const limit = Number(args.mc) > 0 ? Number(args.mc) : seqnos.length
+const bundles: Array<BlockFilesBundle> = []
+for (const seqno of seqnos.slice(0, limit)) {
+  const mc = chain.masterchain.get(seqno)!
+  const files = [mc.block, ...mc.shardBlocks].map((b) => {
+    const data = lite.files.get(blockKey(b.record.id))!
+    const f = blockFile(b.record.id, data)
+    if (Either.isLeft(f)) throw f.left
+    return f.right
+  })
+  bundles.push({ mc_seqno: seqno, blocks: files, shard_tops: mc.shardTops, states: "block" })
+}
+const network = chain.network
+
+let gcMs = 0
+let gcs = 0
+const gcObserver = new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) {
+    gcMs += e.duration
+    gcs++
+  }
+})
+gcObserver.observe({ entryTypes: ["gc"] })
+
+interface Round {
+  readonly decode: number
+  readonly bundle: number
+  readonly drafts: number
+  readonly thread: number
+  readonly process: number
+  readonly gcMs: number
+  readonly gcs: number
+}
+
+let txs = 0
+const round = (name: string, keep?: Array<Drafts>): Round => {
+  const render = renderers[name]!
+  let decode = 0
+  let bundle = 0
+  let drafts = 0
+  let n = 0
+  const t0 = threadCpuSeconds()
+  const p0 = processCpuSeconds()
+  for (const b of bundles) {
+    const a = threadCpuSeconds()
+    const assembled = assembleBlockFiles(b, network)
+    if (Either.isLeft(assembled)) throw assembled.left
+    const x = threadCpuSeconds()
+    const { bundle: mb, deadLetters } = assembled.right
+    encodeBundle(mb, deadLetters.length)
+    const y = threadCpuSeconds()
+    const d = render(mb)
+    const z = threadCpuSeconds()
+    keep?.push(d)
+    decode += x - a
+    bundle += y - x
+    drafts += z - y
+    n += mb.transactions.length
+  }
+  txs = n
+  const per = (s: number) => (s / n) * 1e6
+  return {
+    decode: per(decode),
+    bundle: per(bundle),
+    drafts: per(drafts),
+    thread: per(threadCpuSeconds() - t0),
+    process: per(processCpuSeconds() - p0),
+    gcMs: 0,
+    gcs: 0
+  }
+}
+
+if (args["only-variant"] === undefined && names.length > 1) {
+  const outs = names.map((n) => {
+    const keep: Array<Drafts> = []
+    round(n, keep)
+    return keep
+  })
+  let same = true
+  for (let i = 1; i < outs.length; i++) {
+    for (let j = 0; j < outs[0]!.length && same; j++) {
+      const [a, b] = [outs[0]![j]!, outs[i]![j]!]
+      same = Buffer.compare(Buffer.from(a.bytes), Buffer.from(b.bytes)) === 0 && JSON.stringify(a.list) === JSON.stringify(b.list)
+    }
+  }
+  process.stdout.write(`${bundles.length} masterchain blocks, ${txs} transactions; drafts identical: ${same}\n`)
+}
+
+const rounds: Record<string, Array<Round>> = Object.fromEntries(names.map((n) => [n, []]))
+const f1 = (x: number) => x.toFixed(1)
+// the collector's entries are delivered from the event loop: a turn of it before each round's figures are read
+const settle = () => new Promise((resolve) => setImmediate(resolve))
+for (let r = 0; r < Number(args.rounds); r++) {
+  const order = r % 2 === 0 ? names : [...names].reverse()
+  for (const n of order) {
+    await settle()
+    const [g0, c0] = [gcMs, gcs]
+    const x0 = round(n)
+    await settle()
+    const x = { ...x0, gcMs: gcMs - g0, gcs: gcs - c0 }
+    rounds[n]!.push(x)
+    process.stdout.write(
+      `round ${r + 1} ${n}: thread ${f1(x.thread)} us/tx (block files ${f1(x.decode)}, bundle JSON ${f1(x.bundle)}, drafts ${f1(x.drafts)}), process ${f1(x.process)} us/tx, GC ${x.gcs} pauses ${f1(x.gcMs)} ms\n`
+    )
+  }
+}
+const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+for (const n of names) {
+  const rs = rounds[n]!
+  const m = (k: keyof Round) => f1(median(rs.map((x) => x[k])))
+  process.stdout.write(
+    `median ${n}: thread ${m("thread")} us/tx (block files ${m("decode")}, bundle JSON ${m("bundle")}, drafts ${m("drafts")}), process ${m("process")} us/tx, GC ${m("gcMs")} ms a round\n`
+  )
+}
