@@ -9,6 +9,7 @@
 import { Cell, type Slice } from "@ton/core"
 import { Lru } from "../../trace/Lru.js"
 import { CellValue, type Cons, Interpreter, markerBoc, NO_PARSE, Scheme, SchemeError, type TlbJson } from "./interpret.js"
+import { loadSmallUint } from "./bits.js"
 import { OPCODE_NAMES } from "./opcodeNames.js"
 import { storedBodyScheme } from "./scheme.js"
 
@@ -176,7 +177,7 @@ const special = (cell: Cell, name: string | null): TlbJson | null | undefined =>
 const decodeOne = (cell: Cell): TlbJson | null => {
   if (cell.bits.length === 0 && cell.refs.length === 0) return { "@type": "empty_cell" }
   if (cell.bits.length < 32) return null
-  const op = cell.beginParse(true).preloadUint(32)
+  const op = loadSmallUint(cell.beginParse(true), 32)
   const name = opcodeName(op)
   const viaCounts = special(cell, name)
   if (viaCounts !== undefined) return viaCounts

@@ -26,6 +26,7 @@ import {
   NumberExpr,
   type Program
 } from "@ton-community/tlb-parser/dist/ast/nodes.js"
+import { loadIntBits, loadSmallUint, loadUintBits, preloadSmallUint } from "./bits.js"
 import { serializeBoc } from "../boc.js"
 
 /** A cell in a TL-B value: printed as `markerBoc(cell)` unless it is replaced by its own decoding. */
@@ -150,11 +151,11 @@ const bitsHex = (s: Slice, n: number): string => {
   let out = ""
   let left = n
   while (left >= 4) {
-    out += HEX[s.loadUint(4)]
+    out += HEX[loadSmallUint(s, 4)]
     left -= 4
   }
   if (left > 0) {
-    const v = (s.loadUint(left) << (4 - left)) | (1 << (3 - left))
+    const v = (loadSmallUint(s, left) << (4 - left)) | (1 << (3 - left))
     out += HEX[v] + "_"
   }
   return out
@@ -175,9 +176,9 @@ const snakeString = (s: Slice): string => {
   let cur = s
   for (let cells = 0; ; cells++) {
     if (cells >= 1000) fail()
-    while (cur.remainingBits >= 8) bytes.push(cur.loadUint(8))
+    while (cur.remainingBits >= 8) bytes.push(loadSmallUint(cur, 8))
     const tail = cur.remainingBits
-    if (tail > 0) bytes.push(cur.loadUint(tail) << (8 - tail))
+    if (tail > 0) bytes.push(loadSmallUint(cur, tail) << (8 - tail))
     if (cur.remainingRefs > 1) fail()
     if (cur.remainingRefs === 0) break
     cur = cur.loadRef().beginParse(true)
@@ -206,12 +207,12 @@ const checkBits = (s: Slice, n: number): void => {
 
 const loadUnsigned = (s: Slice, n: number): bigint => {
   checkBits(s, n)
-  return n === 0 ? 0n : s.loadUintBig(n)
+  return loadUintBits(s, n)
 }
 
 const loadSigned = (s: Slice, n: number): bigint => {
   checkBits(s, n)
-  return n === 0 ? 0n : s.loadIntBig(n)
+  return loadIntBits(s, n)
 }
 
 const FIXED = /^(uint|int|bits)(\d+)$/
@@ -277,7 +278,7 @@ export class Interpreter {
       // tlbc prints a nat read through a type argument with the generic printer: the BOC of its bits.
       if (!direct) {
         checkBits(s, n)
-        if (expr.name !== "##" && n > 0) withinBound(expr.name, bound, s.preloadUintBig(n))
+        if (expr.name !== "##" && n > 0) withinBound(expr.name, bound, loadUintBits(s.clone(), n))
         return new CellValue(beginCell().storeBits(s.loadBits(n)).endCell())
       }
       const v = loadUnsigned(s, n)
@@ -414,7 +415,7 @@ export class Interpreter {
     const len = cons.tagBits.length
     if (len === 0) return true
     if (s.remainingBits < len) return false
-    return s.preloadUint(len) === parseInt(cons.tagBits, 2)
+    return preloadSmallUint(s, len) === parseInt(cons.tagBits, 2)
   }
 
   private unify(cons: Cons, actual: ReadonlyArray<number | Closure>): Env | null {
