@@ -4,9 +4,8 @@
  * A body row carries its decoding (src/ton/bodies) as the JSON text the API serves; an init state's is NULL, as
  * toncenter decodes message bodies only. A cell used both ways is a body row first.
  */
-import { goJsonStringify } from "../ton/v3.js"
-import { decodeMessageBody } from "../ton/bodies/decode.js"
 import type { MessageRecord, TransactionRecord } from "../ton/record.js"
+import { decodedBodyText } from "../ton/v3Text.js"
 
 export interface MessageContentRow {
   readonly hash: string
@@ -14,9 +13,10 @@ export interface MessageContentRow {
   readonly decoded: string | null
 }
 
+// The same text the page rows' v3 JSON holds for the body (its decoding rendered once per body hash and thread).
 const decodedText = (hash: string, boc: string): string | null => {
-  const d = decodeMessageBody(hash, boc)
-  return d === null ? null : goJsonStringify(d)
+  const text = decodedBodyText(hash, boc)
+  return text === "null" ? null : text
 }
 
 export const messageContentRows = (txs: ReadonlyArray<TransactionRecord>): Array<MessageContentRow> => {

@@ -9,7 +9,8 @@
 import { goJson, pythonJson } from "../api/json.js"
 import type { AccountStateRecord, RawAddress, TransactionRecord } from "../ton/record.js"
 import { renderV2Transaction } from "../ton/v2.js"
-import { renderV3AccountState, renderV3Transaction, v3TransactionClosing } from "../ton/v3.js"
+import { renderV3AccountState, v3TransactionClosing } from "../ton/v3.js"
+import { v3TransactionText } from "../ton/v3Text.js"
 import type { V3PageText } from "./TxStore.js"
 
 export interface TxPageRow {
@@ -88,7 +89,7 @@ export const bookAddresses = (tx: TransactionRecord): Array<RawAddress> => {
 }
 
 export const txPageRow = (tx: TransactionRecord): TxPageRow => {
-  const full = goJson(renderV3Transaction(tx, NO_STATES))
+  const full = v3TransactionText(tx, NO_STATES)
   const cut = full.lastIndexOf(STATES_KEY)
   if (cut < 0 || full.slice(cut) !== v3Tail(tx.account_state_hash_before, tx.account_state_hash_after, NO_STATES)) {
     throw new PageRenderError(`tx ${tx.hash}: v3 rendering does not end with the account states`)

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest"
 import { draftTransactions } from "../../../src/kafka/transactions.js"
 import { assembleBundle, pipelineDecode } from "../../../src/producer/assemble.js"
-import type { MasterchainBundle } from "../../../src/ton/record.js"
+import type { AccountStateRecord, MasterchainBundle } from "../../../src/ton/record.js"
 import { mixedChain } from "../../../tools/fake/mixedChain.js"
 import { draftTransactionsReference } from "../../support/draftsReference.js"
 import { rawBundle } from "../../support/pipeline/chainUpstream.js"
@@ -21,11 +21,11 @@ const withStates = (b: MasterchainBundle): MasterchainBundle => ({
   ...b,
   account_states: b.transactions
     .filter((_, i) => i % 3 === 0)
-    .map((tx, i) => ({
+    .map((tx, i): AccountStateRecord => ({
       hash: tx.account_state_hash_after,
       account: tx.account,
       balance: tx.lt,
-      extra_currencies: i % 2 === 0 ? {} : { "1": "2" },
+      extra_currencies: i % 2 === 0 ? {} : { "1": String(i) },
       account_status: "active",
       frozen_hash: null,
       data_hash: tx.hash,
