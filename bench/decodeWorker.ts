@@ -3,10 +3,10 @@
 // transactions' v3 drafts rendered, as a worker answers an "files" request, round after round. Variants of the drafts'
 // renderer alternate round by round so that the machine's load falls on each alike; the drafts are compared byte for
 // byte first. Prints per round this thread's CPU per transaction by stage (block files decoded, the bundle's JSON, the
-// drafts), the process's CPU (V8's GC threads included) and the collector's pauses; then medians per variant.
+// drafts), the process's CPU (V8's GC threads included) and what the collector did (its time, the heap it freed: the garbage); then medians per variant.
 // Usage: npx tsx bench/decodeWorker.ts --gen-dir DIR [--rounds 6] [--mc 0 (all)] [--variants main,project]
 // [--only-variant NAME (no comparison: for a profile)]. Numbers are printed, never asserted.
-import { PerformanceObserver } from "node:perf_hooks"
+import { GCProfiler } from "node:v8"
 import { Either } from "effect"
 import { parseCli } from "../src/infra/cli.js"
 import { encodeBundle } from "../src/kafka/codec.js"
@@ -65,15 +65,20 @@ for (const seqno of seqnos.slice(0, limit)) {
 }
 const network = chain.network
 
-let gcMs = 0
-let gcs = 0
-const gcObserver = new PerformanceObserver((list) => {
-  for (const e of list.getEntries()) {
-    gcMs += e.duration
-    gcs++
+/** What the collector did during `f`: its pauses' time and the heap it freed (the garbage `f` left, roughly). */
+const collected = <A>(f: () => A): [A, { readonly ms: number; readonly freed: number; readonly gcs: number }] => {
+  const profiler = new GCProfiler()
+  profiler.start()
+  const a = f()
+  const stats = profiler.stop()?.statistics ?? []
+  let ms = 0
+  let freed = 0
+  for (const e of stats) {
+    ms += e.cost / 1000
+    freed += Math.max(0, e.beforeGC.heapStatistics.usedHeapSize - e.afterGC.heapStatistics.usedHeapSize)
   }
-})
-gcObserver.observe({ entryTypes: ["gc"] })
+  return [a, { ms, freed, gcs: stats.length }]
+}
 
 interface Round {
   readonly decode: number
@@ -83,6 +88,8 @@ interface Round {
   readonly process: number
   readonly gcMs: number
   readonly gcs: number
+  /** KiB per transaction the collector freed. */
+  readonly freed: number
 }
 
 let txs = 0
@@ -119,7 +126,8 @@ const round = (name: string, keep?: Array<Drafts>): Round => {
     thread: per(threadCpuSeconds() - t0),
     process: per(processCpuSeconds() - p0),
     gcMs: 0,
-    gcs: 0
+    gcs: 0,
+    freed: 0
   }
 }
 
@@ -141,19 +149,14 @@ if (args["only-variant"] === undefined && names.length > 1) {
 
 const rounds: Record<string, Array<Round>> = Object.fromEntries(names.map((n) => [n, []]))
 const f1 = (x: number) => x.toFixed(1)
-// the collector's entries are delivered from the event loop: a turn of it before each round's figures are read
-const settle = () => new Promise((resolve) => setImmediate(resolve))
 for (let r = 0; r < Number(args.rounds); r++) {
   const order = r % 2 === 0 ? names : [...names].reverse()
   for (const n of order) {
-    await settle()
-    const [g0, c0] = [gcMs, gcs]
-    const x0 = round(n)
-    await settle()
-    const x = { ...x0, gcMs: gcMs - g0, gcs: gcs - c0 }
+    const [x0, gc] = collected(() => round(n))
+    const x = { ...x0, gcMs: gc.ms, gcs: gc.gcs, freed: gc.freed / txs / 1024 }
     rounds[n]!.push(x)
     process.stdout.write(
-      `round ${r + 1} ${n}: thread ${f1(x.thread)} us/tx (block files ${f1(x.decode)}, bundle JSON ${f1(x.bundle)}, drafts ${f1(x.drafts)}), process ${f1(x.process)} us/tx, GC ${x.gcs} pauses ${f1(x.gcMs)} ms\n`
+      `round ${r + 1} ${n}: thread ${f1(x.thread)} us/tx (block files ${f1(x.decode)}, bundle JSON ${f1(x.bundle)}, drafts ${f1(x.drafts)}), process ${f1(x.process)} us/tx, GC ${x.gcs} collections ${f1(x.gcMs)} ms, ${f1(x.freed)} KiB/tx freed\n`
     )
   }
 }
@@ -162,6 +165,6 @@ for (const n of names) {
   const rs = rounds[n]!
   const m = (k: keyof Round) => f1(median(rs.map((x) => x[k])))
   process.stdout.write(
-    `median ${n}: thread ${m("thread")} us/tx (block files ${m("decode")}, bundle JSON ${m("bundle")}, drafts ${m("drafts")}), process ${m("process")} us/tx, GC ${m("gcMs")} ms a round\n`
+    `median ${n}: thread ${m("thread")} us/tx (block files ${m("decode")}, bundle JSON ${m("bundle")}, drafts ${m("drafts")}), process ${m("process")} us/tx, GC ${m("gcMs")} ms a round, ${m("freed")} KiB/tx freed\n`
   )
 }
