@@ -1,8 +1,9 @@
 /**
- * Integers read from a @ton/core Slice without its bigint per bit: @ton/core's loadUint and loadUintBig add a bigint
- * power of two for each set bit (and loadUint's safe-integer check makes two more bigints), which made the body
- * interpreter's fixed-width fields, nibbles and snake-string bytes a tenth of its time and much of its garbage. Read
- * here bit by bit into numbers, joined as bigints 32 bits at a time only above 48 bits. Invariant: the values and the
+ * Integers read from a @ton/core Slice without bigints: @ton/core's loadUint reads every value as a bigint (one
+ * bigint power of two per set bit, or one bigint with installFastCellHash's `_preloadUint`) and then checks it against
+ * two more bigints it makes each time, which made the body interpreter's fixed-width fields, nibbles and
+ * snake-string bytes about a fifth of its time and much of its garbage. Read here bit by bit into numbers, joined as
+ * bigints 32 bits at a time only above 48 bits. Invariant: the values and the
  * slice's position are those of loadUintBig / loadIntBig / preloadUint, and reading past the slice's bits throws as
  * they do (test/unit/ton/bodyBits.test.ts compares them).
  */
