@@ -8,7 +8,7 @@
  * the file all match the requested id. Account states come from the blocks' own state updates when asked for
  * (states.ts), at no request cost.
  */
-import { ConfigError, type Deferred, Effect, Either } from "effect"
+import { ConfigError, Effect, Either } from "effect"
 import { Functions } from "ton-lite-client/dist/schema.js"
 import { type ExtractedBlock, extractBlock, toBlockRecord } from "../../ton/block.js"
 import type { BlockIdExt } from "../../ton/record.js"
@@ -17,7 +17,7 @@ import { scanBlockHeader, type ScannedHeader } from "../../ton/fast/blockHeader.
 import type { RawMasterchainBundle, UpstreamService } from "../types.js"
 import { UpstreamError } from "../types.js"
 import { Lru } from "../../trace/Lru.js"
-import { sharedBy, walkShardBlocks } from "../walk.js"
+import { walkShardBlocks } from "../walk.js"
 import { loadLiteserverAddresses } from "./addresses.js"
 import { addressText } from "./LiteConnection.js"
 import { type LitePool, type LitePoolOptions, makeLitePool } from "./Pool.js"
@@ -102,7 +102,7 @@ export interface ReaderOptions {
 }
 
 export const makeLiteserverReader = (pool: LitePool, readerOpts: ReaderOptions = {}) => {
-  const blocks = new Lru<string, Deferred.Deferred<FetchedBlock, UpstreamError>>(4096)
+  const blocks = new Lru<string, Promise<FetchedBlock>>(4096)
   const mcIds = new Lru<string, BlockIdExt>(1024)
   // the block a validated answer decoded to, handed from the check to the caller without decoding twice
   const extracted = new WeakMap<object, FetchedBlock>()
@@ -114,57 +114,61 @@ export const makeLiteserverReader = (pool: LitePool, readerOpts: ReaderOptions =
 
   /**
    * A block checked against the id it was asked by: read whole here, or, with block files, its header read from the
-   * file and the file kept for whoever decodes the bundle.
+   * file and the file kept for whoever decodes the bundle. One promise per block, shared by every bundle that asks for
+   * it while it is in flight or cached; a failed one is dropped, so the next caller asks again. A caller that is
+   * interrupted stops waiting; the request goes on for the others (and the cache).
    */
-  const block = (id: BlockIdExt, mcSeqno: number): Effect.Effect<FetchedBlock, UpstreamError> =>
-    sharedBy(
-      blocks,
-      idText(id),
-      Effect.map(
-        pool.query(
-          Functions.liteServer_getBlock,
-          { kind: "liteServer.getBlock", id: toTl(id) },
-          { needsSeqno: mcSeqno, retryNotFound: mcSeqno <= knownHead },
-          (answer, server) => {
-            const got = fromTl(answer.id)
-            if (!sameId(got, id)) return malformed(`${server} answered block ${idText(got)} for ${idText(id)}`)
-            // the one check of the file's bytes: whoever reads the file later trusts it
-            const file = blockFile(id, answer.data)
-            if (Either.isLeft(file)) return malformed(`${server}: ${file.left.message}`)
-            const fetched = deferred ? scanned(file.right) : undefined
-            if (fetched !== undefined) {
-              const h = fetched.header
-              if (h.workchain !== id.workchain || h.shard !== id.shard || h.seqno !== id.seqno) {
-                return malformed(`${server}: block ${blockKey(id)} says it is ${h.workchain}:${h.shard}:${h.seqno}`)
-              }
-              extracted.set(answer, fetched)
-              return undefined
-            }
-            const x = extractBlock(answer.data)
-            if (Either.isLeft(x)) return malformed(`${server}: block ${blockKey(id)}: ${x.left.message}`)
-            const h = x.right.header
-            if (h.root_hash !== id.root_hash)
-              return malformed(`${server}: root hash of ${blockKey(id)} is ${h.root_hash}`)
+  const fetchBlock = (id: BlockIdExt, mcSeqno: number): Promise<FetchedBlock> => {
+    const key = idText(id)
+    const hit = blocks.get(key)
+    if (hit !== undefined) return hit
+    const fetched = pool
+      .ask(
+        Functions.liteServer_getBlock,
+        { kind: "liteServer.getBlock", id: toTl(id) },
+        { needsSeqno: mcSeqno, retryNotFound: mcSeqno <= knownHead },
+        (answer, server) => {
+          const got = fromTl(answer.id)
+          if (!sameId(got, id)) return malformed(`${server} answered block ${idText(got)} for ${idText(id)}`)
+          // the one check of the file's bytes: whoever reads the file later trusts it
+          const file = blockFile(id, answer.data)
+          if (Either.isLeft(file)) return malformed(`${server}: ${file.left.message}`)
+          const fetched = deferred ? scanned(file.right) : undefined
+          if (fetched !== undefined) {
+            const h = fetched.header
             if (h.workchain !== id.workchain || h.shard !== id.shard || h.seqno !== id.seqno) {
               return malformed(`${server}: block ${blockKey(id)} says it is ${h.workchain}:${h.shard}:${h.seqno}`)
             }
-            // a file the header reader does not take is still handed on whole: its reader reads it as here
-            extracted.set(answer, deferred ? { header: h, file: ownBlockFile(file.right) } : { header: h, x: x.right })
+            extracted.set(answer, fetched)
             return undefined
           }
-        ),
-        ({ answer }) => {
-          const x = extracted.get(answer)!
-          extracted.delete(answer)
-          return x
+          const x = extractBlock(answer.data)
+          if (Either.isLeft(x)) return malformed(`${server}: block ${blockKey(id)}: ${x.left.message}`)
+          const h = x.right.header
+          if (h.root_hash !== id.root_hash) return malformed(`${server}: root hash of ${blockKey(id)} is ${h.root_hash}`)
+          if (h.workchain !== id.workchain || h.shard !== id.shard || h.seqno !== id.seqno) {
+            return malformed(`${server}: block ${blockKey(id)} says it is ${h.workchain}:${h.shard}:${h.seqno}`)
+          }
+          // a file the header reader does not take is still handed on whole: its reader reads it as here
+          extracted.set(answer, deferred ? { header: h, file: ownBlockFile(file.right) } : { header: h, x: x.right })
+          return undefined
         }
-      ).pipe(
-        // a failure of this block is retried by the pool; the dedup entry must not keep it
-        Effect.withSpan("liteserver.getBlock", {
-          attributes: { block: blockKey(id) }
-        })
       )
-    )
+      .then(({ answer }) => {
+        const x = extracted.get(answer)!
+        extracted.delete(answer)
+        return x
+      })
+    blocks.set(key, fetched)
+    fetched.catch(() => blocks.delete(key, fetched))
+    return fetched
+  }
+
+  const block = (id: BlockIdExt, mcSeqno: number): Effect.Effect<FetchedBlock, UpstreamError> =>
+    Effect.tryPromise({
+      try: () => fetchBlock(id, mcSeqno),
+      catch: (e) => (e instanceof UpstreamError ? e : malformed(`block ${blockKey(id)}: ${String(e)}`))
+    })
 
   const noteMc = (id: BlockIdExt) => mcIds.set(String(id.seqno), id)
 

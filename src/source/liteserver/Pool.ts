@@ -5,7 +5,7 @@
  * Invariant: a query either answers or fails with one UpstreamError whose reason alone decided the retries; a
  * server that failed is avoided by the next attempt whenever another one exists.
  */
-import { Duration, Effect, Schedule } from "effect"
+import { Effect } from "effect"
 import type { TLFunction } from "ton-tl"
 import { UpstreamError } from "../types.js"
 import { installFastAdnl } from "./fastAdnl.js"
@@ -50,6 +50,22 @@ export interface QueryOptions {
 export type Validate<RES> = (answer: RES, server: string) => UpstreamError | undefined
 
 export interface LitePool {
+  /**
+   * The query with its retries as one promise: what a caller that runs many queries inside one effect uses (the
+   * reader's block fetches, shared between bundles). Rejects with the UpstreamError that ended the retries, or, once
+   * `signal` aborts, with its reason before the next attempt.
+   */
+  readonly ask: <REQ, RES>(
+    f: TLFunction<REQ, RES>,
+    req: REQ,
+    opts?: QueryOptions,
+    validate?: Validate<RES>,
+    signal?: AbortSignal
+  ) => Promise<{
+    readonly answer: RES
+    readonly server: string
+    readonly serverIndex: number
+  }>
   readonly query: <REQ, RES>(
     f: TLFunction<REQ, RES>,
     req: REQ,
@@ -199,30 +215,67 @@ export const makeLitePool = (opts: LitePoolOptions): LitePool => {
     }
   }
 
-  const schedule = (retryNotFound: boolean) =>
-    Schedule.exponential(Duration.millis(opts.retryBaseMs ?? 100), 2).pipe(
-      Schedule.union(Schedule.spaced(Duration.millis(opts.retryMaxMs ?? 5_000))),
-      Schedule.jittered,
-      Schedule.intersect(Schedule.recurs(opts.retries ?? 8)),
-      Schedule.whileInput(
-        (e: UpstreamError) =>
-          e.reason === "timeout" ||
-          e.reason === "network" ||
-          e.reason === "server_error" ||
-          e.reason === "malformed" ||
-          (retryNotFound && e.reason === "not_found")
-      )
-    )
+  const retries = opts.retries ?? 8
+  const retryBaseMs = opts.retryBaseMs ?? 100
+  const retryMaxMs = opts.retryMaxMs ?? 5_000
+  const retryable = (e: UpstreamError, retryNotFound: boolean) =>
+    e.reason === "timeout" ||
+    e.reason === "network" ||
+    e.reason === "server_error" ||
+    e.reason === "malformed" ||
+    (retryNotFound && e.reason === "not_found")
+
+  /** Waits `ms`, or rejects with the signal's reason when it aborts first. */
+  const pause = (ms: number, signal: AbortSignal | undefined) =>
+    new Promise<void>((resolve, reject) => {
+      if (signal === undefined) {
+        setTimeout(resolve, ms)
+        return
+      }
+      if (signal.aborted) return reject(signal.reason)
+      const onAbort = () => {
+        clearTimeout(timer)
+        reject(signal.reason)
+      }
+      const timer = setTimeout(() => {
+        signal.removeEventListener("abort", onAbort)
+        resolve()
+      }, ms)
+      signal.addEventListener("abort", onAbort, { once: true })
+    })
+
+  /**
+   * Attempts until one answers: after failure n (from 0) of a retryable reason, a wait of min(base * 2^n, max)
+   * jittered to 0.8-1.2 of it, at most `retries` times (the schedule Effect.retry ran here before: exponential, union
+   * with the cap, jittered, recurs, whileInput), as a plain loop: a query that answers costs no runtime machinery.
+   */
+  const ask = async <REQ, RES>(
+    f: TLFunction<REQ, RES>,
+    req: REQ,
+    q: QueryOptions = {},
+    validate?: Validate<RES>,
+    signal?: AbortSignal
+  ) => {
+    const retryNotFound = q.retryNotFound === true
+    for (let n = 0; ; n++) {
+      if (signal?.aborted) throw signal.reason
+      try {
+        return await attempt(f, req, q.needsSeqno, validate)
+      } catch (e) {
+        const err = e instanceof UpstreamError ? e : classify(e, "pool")
+        if (n >= retries || !retryable(err, retryNotFound)) throw err
+        await pause(Math.min(retryBaseMs * 2 ** n, retryMaxMs) * (0.8 + 0.4 * Math.random()), signal)
+      }
+    }
+  }
 
   return {
+    ask,
     query: (f, req, q = {}, validate) =>
-      Effect.retry(
-        Effect.tryPromise({
-          try: () => attempt(f, req, q.needsSeqno, validate),
-          catch: (e) => (e instanceof UpstreamError ? e : classify(e, "pool"))
-        }),
-        schedule(q.retryNotFound === true)
-      ),
+      Effect.tryPromise({
+        try: (signal) => ask(f, req, q, validate, signal),
+        catch: (e) => (e instanceof UpstreamError ? e : classify(e, "pool"))
+      }),
     noteHead: (i, seqno) => {
       const s = states[i]
       if (s === undefined) return

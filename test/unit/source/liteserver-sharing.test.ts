@@ -4,7 +4,12 @@
 import { Effect, Exit, Fiber, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { parseDirect } from "../../../src/source/liteserver/addresses.js"
-import { makeLiteserverUpstream, type LiteserverUpstream } from "../../../src/source/liteserver/Liteserver.js"
+import {
+  makeLiteserverReader,
+  makeLiteserverUpstream,
+  type LiteserverUpstream
+} from "../../../src/source/liteserver/Liteserver.js"
+import { makeLitePool } from "../../../src/source/liteserver/Pool.js"
 import { expectedBundle } from "../../../tools/fake/ChainData.js"
 import { generateChain } from "../../../tools/fake/generate.js"
 import { type LiteChain, withBlockFiles } from "../../../tools/fake/liteserver/blocks.js"
@@ -85,6 +90,25 @@ describe("the liteserver source with bundles in flight side by side", { timeout:
       }
     } finally {
       await close()
+    }
+  })
+
+  it("a block request whose only caller was interrupted goes on and answers the next caller: one getBlock", async () => {
+    const pool = makeLitePool({ servers: parseDirect(ls.config)!, timeoutMs: 2_000, retryBaseMs: 20, retryMaxMs: 100 })
+    try {
+      const reader = makeLiteserverReader(pool, { blockFiles: true })
+      const seqno = lite.chain.first + 3
+      const id = await Effect.runPromise(reader.mcId(seqno))
+      ls.clearRequests()
+      // the answer takes the server's 60 ms: the caller goes away while the request is in flight
+      const fiber = Effect.runFork(reader.block(id, seqno))
+      await new Promise((r) => setTimeout(r, 20))
+      await Effect.runPromise(Fiber.interrupt(fiber))
+      const got = await Effect.runPromise(reader.block(id, seqno))
+      expect([got.header.workchain, got.header.shard, got.header.seqno]).toEqual([id.workchain, id.shard, id.seqno])
+      expect(ls.requests.filter((r) => r.method === "getBlock")).toHaveLength(1)
+    } finally {
+      pool.close()
     }
   })
 })
