@@ -246,8 +246,8 @@ export const makeLitePool = (opts: LitePoolOptions): LitePool => {
 
   /**
    * Attempts until one answers: after failure n (from 0) of a retryable reason, a wait of min(base * 2^n, max)
-   * jittered to 0.8-1.2 of it, at most `retries` times (the schedule Effect.retry ran here before: exponential, union
-   * with the cap, jittered, recurs, whileInput), as a plain loop: a query that answers costs no runtime machinery.
+   * jittered to 0.8-1.2 of it, at most `retries` times. A plain loop: a query that answers costs one attempt and no
+   * schedule (BENCHMARKS.md, "Ingest: the producer's runtime operations on the liteserver source").
    */
   const ask = async <REQ, RES>(
     f: TLFunction<REQ, RES>,
