@@ -20,11 +20,10 @@
 // threads included); numbers are printed, never asserted.
 import { Session } from "chdb"
 import { spawnSync } from "node:child_process"
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { loadavg, tmpdir } from "node:os"
-import { join } from "node:path"
+import { readFileSync } from "node:fs"
+import { loadavg } from "node:os"
 import { fileURLToPath } from "node:url"
-import { engineConfigXml } from "../src/clickhouse/engineConfig.js"
+import { engineConfigXml, withConfigFile } from "../src/clickhouse/engineConfig.js"
 import { DEFAULT_LOOKUPS_CACHE_BYTES } from "../src/config.js"
 import { sessionSetup } from "../src/store/readers.js"
 import { str, strArray, strKeys } from "../src/store/sql.js"
@@ -59,10 +58,7 @@ const xml = (
   engineConfigXml({ lookupsCacheBytes: cacheBytes }) ??
   "<clickhouse><rocksdb><tables>\n</tables></rocksdb></clickhouse>"
 ).replace("    </tables>", `${hashed}    </tables>`)
-const configDir = mkdtempSync(join(tmpdir(), "kv-lookups-"))
-writeFileSync(join(configDir, "config.xml"), xml)
-const s = new Session(dir, { connectionArgs: [`--config-file=${join(configDir, "config.xml")}`] })
-rmSync(configDir, { recursive: true, force: true })
+const s = withConfigFile(xml, (args) => new Session(dir, { connectionArgs: [...args] }))
 for (const statement of sessionSetup(database)) s.query(statement)
 const tsv = (sql: string): string => s.query(sql, "TabSeparatedRaw")
 

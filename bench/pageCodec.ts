@@ -13,10 +13,11 @@
 // per statement (engine threads included); numbers are printed, never asserted.
 import { Session } from "chdb"
 import { spawnSync } from "node:child_process"
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
-import { loadavg, tmpdir } from "node:os"
+import { readdirSync, readFileSync, statSync } from "node:fs"
+import { loadavg } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { withConfigFile } from "../src/clickhouse/engineConfig.js"
 import { sessionSetup } from "../src/store/readers.js"
 import { strArray } from "../src/store/sql.js"
 
@@ -53,10 +54,7 @@ const xml = [
   section(CONVERTED, converting ? "kLZ4Compression" : "kZSTD"),
   "</tables></rocksdb></clickhouse>"
 ].join("\n")
-const configDir = mkdtempSync(join(tmpdir(), "page-codec-"))
-writeFileSync(join(configDir, "config.xml"), xml)
-const s = new Session(dir, { connectionArgs: [`--config-file=${join(configDir, "config.xml")}`] })
-rmSync(configDir, { recursive: true, force: true })
+const s = withConfigFile(xml, (args) => new Session(dir, { connectionArgs: [...args] }))
 for (const statement of sessionSetup(database)) s.query(statement)
 const tsv = (sql: string): string => s.query(sql, "TabSeparatedRaw")
 

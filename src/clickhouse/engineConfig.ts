@@ -74,12 +74,19 @@ export const engineConfigXml = (options: EngineOptions): string | undefined => {
 
 /**
  * Runs `open` with the engine's arguments for `options`: none when nothing is configured, else one that loads the
- * text from a file of its own in the system's temporary directory, removed once `open` returns (the engine reads it
- * once, at start; the data directory may still be another process's until the engine holds it).
+ * text from a file of its own in the system's temporary directory (`withConfigFile`).
  */
 export const withEngineConfig = <A>(options: EngineOptions, open: (args: ReadonlyArray<string>) => A): A => {
   const xml = engineConfigXml(options)
-  if (xml === undefined) return open([])
+  return xml === undefined ? open([]) : withConfigFile(xml, open)
+}
+
+/**
+ * Runs `open` with the engine's argument that loads configuration `xml` from a file of its own in the system's
+ * temporary directory, removed once `open` returns (the engine reads it once, at start; the data directory may still
+ * be another process's until the engine holds it).
+ */
+export const withConfigFile = <A>(xml: string, open: (args: ReadonlyArray<string>) => A): A => {
   const dir = mkdtempSync(join(tmpdir(), "engine-config-"))
   try {
     const file = join(dir, "config.xml")

@@ -6,7 +6,9 @@ import fs from "node:fs"
 import path from "node:path"
 import { fileURLToPath } from "node:url"
 import { Either } from "effect"
+import { decodeTransaction } from "../../../src/ton/decode.js"
 import type { DecodeError } from "../../../src/ton/errors.js"
+import type { AccountStateRecord, TransactionRecord } from "../../../src/ton/record.js"
 import { expectGoldenText } from "../../support/golden.js"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
@@ -47,4 +49,32 @@ export const yamlResponseBodies = (yaml: string): Array<string> => {
     out.push(buf.slice(0, -1).replace(/''/g, "'"))
   }
   return out
+}
+
+/**
+ * The six mainnet transactions of the v3 traces fixture, decoded from their rebuilt BOCs, each with its trace id and
+ * the fixture's account states (those with a balance): what a v3 renderer must render as toncenter served them.
+ */
+export const rebuiltMainnetCases = (): Array<{ tx: TransactionRecord; states: Map<string, AccountStateRecord> }> => {
+  const traces = readRealJson("v3/ton-org-docs__cookbook-traces__v3_traces__mc-52372896.json")
+  const rebuilt = readRealJson("v3/v3-transactions-with-rebuilt-bocs.json").items as Array<any>
+  const recorded = Object.values(traces.traces[0].transactions) as Array<any>
+  const states = new Map<string, AccountStateRecord>()
+  for (const t of recorded) {
+    for (const st of [t.account_state_before, t.account_state_after]) {
+      if (st.balance !== null) states.set(st.hash, { account: t.account, ...st })
+    }
+  }
+  return recorded.map((t) => {
+    const item = rebuilt.find((i) => i.tx_hash_b64 === t.hash && i.verified)
+    const block = {
+      workchain: t.block_ref.workchain,
+      shard: BigInt.asIntN(64, BigInt(`0x${t.block_ref.shard}`)).toString(),
+      seqno: t.block_ref.seqno,
+      root_hash: "",
+      file_hash: ""
+    }
+    const tx = ok(decodeTransaction(item.boc_b64, { block, mc_block_seqno: t.mc_block_seqno }))
+    return { tx: { ...tx, trace_id: t.trace_id ?? null }, states }
+  })
 }

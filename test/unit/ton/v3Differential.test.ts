@@ -6,13 +6,12 @@ import { describe, expect, it } from "vitest"
 import { goJson } from "../../../src/api/json.js"
 import { storedStates } from "../../../src/kafka/transactions.js"
 import { assembleBundle, pipelineDecode } from "../../../src/producer/assemble.js"
-import { decodeTransaction } from "../../../src/ton/decode.js"
 import type { AccountStateRecord, TransactionRecord } from "../../../src/ton/record.js"
 import { renderV3Message, renderV3Transaction, type V3Shape } from "../../../src/ton/v3.js"
 import { mixedChain } from "../../../tools/fake/mixedChain.js"
 import { rawBundle } from "../../support/pipeline/chainUpstream.js"
 import { referenceV3Message, referenceV3Transaction } from "../../support/v3Reference.js"
-import { ok, readRealJson } from "./support.js"
+import { rebuiltMainnetCases } from "./support.js"
 
 const chain = mixedChain(5, 14, 20)
 
@@ -24,29 +23,9 @@ for (let s = chain.first; s <= chain.last; s++) {
   const states = storedStates(bundle.account_states)
   for (const tx of bundle.transactions) cases.push({ tx, states })
 }
-// the six mainnet transactions of the v3 traces fixture, from their rebuilt BOCs, with the fixture's account states
-const traces = readRealJson("v3/ton-org-docs__cookbook-traces__v3_traces__mc-52372896.json")
-const rebuilt = readRealJson("v3/v3-transactions-with-rebuilt-bocs.json").items as Array<any>
-const recorded = Object.values(traces.traces[0].transactions) as Array<any>
-const recordedStates = new Map<string, AccountStateRecord>()
-for (const t of recorded) {
-  for (const st of [t.account_state_before, t.account_state_after]) {
-    if (st.balance !== null) recordedStates.set(st.hash, { account: t.account, ...st })
-  }
-}
-for (const t of recorded) {
-  const item = rebuilt.find((i) => i.tx_hash_b64 === t.hash && i.verified)
-  const block = {
-    workchain: t.block_ref.workchain,
-    shard: BigInt.asIntN(64, BigInt(`0x${t.block_ref.shard}`)).toString(),
-    seqno: t.block_ref.seqno,
-    root_hash: "",
-    file_hash: ""
-  }
-  const tx = ok(decodeTransaction(item.boc_b64, { block, mc_block_seqno: t.mc_block_seqno }))
-  cases.push({ tx: { ...tx, trace_id: t.trace_id ?? null }, states: recordedStates })
-}
-const fromFixture = recorded.length
+const mainnet = rebuiltMainnetCases()
+cases.push(...mainnet)
+const fromFixture = mainnet.length
 
 const shapes: ReadonlyArray<V3Shape> = ["current", "2025-09"]
 

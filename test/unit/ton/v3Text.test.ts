@@ -21,7 +21,7 @@ import {
 import { mixedChain } from "../../../tools/fake/mixedChain.js"
 import { fixtureCases } from "../../../tools/decodeDiff/run.js"
 import { rawBundle } from "../../support/pipeline/chainUpstream.js"
-import { ok, REAL, readRealJson } from "./support.js"
+import { REAL, rebuiltMainnetCases } from "./support.js"
 
 type Case = { readonly tx: TransactionRecord; readonly states: ReadonlyMap<string, AccountStateRecord> }
 const NONE: ReadonlyMap<string, AccountStateRecord> = new Map()
@@ -57,28 +57,7 @@ for (let s = chain.first; s <= chain.last; s++) {
   for (const tx of bundle.transactions) generated.push({ tx, states })
 }
 
-// the six mainnet transactions of the v3 traces fixture, from their rebuilt BOCs, with the fixture's account states
-const traces = readRealJson("v3/ton-org-docs__cookbook-traces__v3_traces__mc-52372896.json")
-const rebuilt = readRealJson("v3/v3-transactions-with-rebuilt-bocs.json").items as Array<any>
-const recorded = Object.values(traces.traces[0].transactions) as Array<any>
-const recordedStates = new Map<string, AccountStateRecord>()
-for (const t of recorded) {
-  for (const st of [t.account_state_before, t.account_state_after]) {
-    if (st.balance !== null) recordedStates.set(st.hash, { account: t.account, ...st })
-  }
-}
-const mainnet: Array<Case> = recorded.map((t) => {
-  const item = rebuilt.find((i) => i.tx_hash_b64 === t.hash && i.verified)
-  const block = {
-    workchain: t.block_ref.workchain,
-    shard: BigInt.asIntN(64, BigInt(`0x${t.block_ref.shard}`)).toString(),
-    seqno: t.block_ref.seqno,
-    root_hash: "",
-    file_hash: ""
-  }
-  const tx = ok(decodeTransaction(item.boc_b64, { block, mc_block_seqno: t.mc_block_seqno }))
-  return { tx: { ...tx, trace_id: t.trace_id ?? null }, states: recordedStates }
-})
+const mainnet: Array<Case> = rebuiltMainnetCases()
 
 const shapes: ReadonlyArray<V3Shape> = ["current", "2025-09"]
 
