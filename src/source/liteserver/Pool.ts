@@ -244,6 +244,10 @@ export const makeLitePool = (opts: LitePoolOptions): LitePool => {
       signal.addEventListener("abort", onAbort, { once: true })
     })
 
+  // Aborted by `close`: a query nobody waits for any more (a shared block fetch whose callers were interrupted) stops
+  // retrying, and its wait ends, when the pool closes, instead of keeping the process up through its backoff.
+  const closing = new AbortController()
+
   /**
    * Attempts until one answers: after failure n (from 0) of a retryable reason, a wait of min(base * 2^n, max)
    * jittered to 0.8-1.2 of it, at most `retries` times. A plain loop: a query that answers costs one attempt and no
@@ -257,14 +261,15 @@ export const makeLitePool = (opts: LitePoolOptions): LitePool => {
     signal?: AbortSignal
   ) => {
     const retryNotFound = q.retryNotFound === true
+    const stop = signal === undefined ? closing.signal : AbortSignal.any([signal, closing.signal])
     for (let n = 0; ; n++) {
-      if (signal?.aborted) throw signal.reason
+      if (stop.aborted) throw stop.reason
       try {
         return await attempt(f, req, q.needsSeqno, validate)
       } catch (e) {
         const err = e instanceof UpstreamError ? e : classify(e, "pool")
-        if (n >= retries || !retryable(err, retryNotFound)) throw err
-        await pause(Math.min(retryBaseMs * 2 ** n, retryMaxMs) * (0.8 + 0.4 * Math.random()), signal)
+        if (closed || n >= retries || !retryable(err, retryNotFound)) throw err
+        await pause(Math.min(retryBaseMs * 2 ** n, retryMaxMs) * (0.8 + 0.4 * Math.random()), stop)
       }
     }
   }
@@ -292,6 +297,7 @@ export const makeLitePool = (opts: LitePoolOptions): LitePool => {
       })),
     close: () => {
       closed = true
+      closing.abort(new UpstreamError({ reason: "network", message: "the liteserver pool is closed" }))
       for (const s of states) s.conn?.close()
     }
   }

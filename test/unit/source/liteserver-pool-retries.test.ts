@@ -1,6 +1,7 @@
 // The liteserver pool's retries, as a plain loop: a query that keeps failing gives up after `retries` retries with
 // the reason of its last attempt, one that fails with a reason that is not retried gives up at once, and a query whose
-// caller is interrupted while it waits to retry sends nothing more.
+// caller is interrupted while it waits to retry sends nothing more, and closing the pool ends a query nobody waits
+// for (a shared block fetch whose callers were interrupted) at once instead of after its backoff.
 import { Effect, Exit, Fiber } from "effect"
 import { Functions } from "ton-lite-client/dist/schema.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -78,6 +79,29 @@ describe("the liteserver pool's retries", { timeout: 60_000 }, () => {
       expect(asked(ls)).toBe(1)
       await Effect.runPromise(Fiber.interrupt(fiber))
       await new Promise((r) => setTimeout(r, 600))
+      expect(asked(ls)).toBe(1)
+    } finally {
+      p.close()
+      ls.setFaults([])
+    }
+  })
+
+  it("closing the pool ends a query still retrying, without waiting out its backoff", async () => {
+    ls.setFaults([{ method: "getMasterchainInfo", kind: "error", code: 500 }])
+    ls.clearRequests()
+    const p = pool(8, 5_000)
+    try {
+      const pending = p.ask(Functions.liteServer_getMasterchainInfo, info)
+      const settled = pending.then(
+        () => "answered",
+        (e: unknown) => (e instanceof UpstreamError ? e.message : String(e))
+      )
+      await new Promise((r) => setTimeout(r, 300))
+      expect(asked(ls)).toBe(1)
+      const closedAt = Date.now()
+      p.close()
+      expect(await settled).toBe("the liteserver pool is closed")
+      expect(Date.now() - closedAt).toBeLessThan(1_000)
       expect(asked(ls)).toBe(1)
     } finally {
       p.close()
