@@ -8,6 +8,7 @@ import { Duration, Effect, Schedule } from "effect"
 import { loadavg } from "node:os"
 import { parseCli } from "../src/infra/cli.js"
 import { threadCpuSeconds } from "../src/ops/cpu.js"
+import { isRetryable, retryDelay } from "../src/source/liteserver/Pool.js"
 import { UpstreamError } from "../src/source/types.js"
 
 const USAGE = "Usage: npx tsx bench/litePoolQuery.ts [--queries 100000] [--rounds 5] [--concurrency 16]"
@@ -23,17 +24,6 @@ const queries = Number(args.queries)
 const rounds = Number(args.rounds)
 const concurrency = Number(args.concurrency)
 
-const retryable = (e: UpstreamError, retryNotFound: boolean) =>
-  e.reason === "timeout" ||
-  e.reason === "network" ||
-  e.reason === "server_error" ||
-  e.reason === "malformed" ||
-  (retryNotFound && e.reason === "not_found")
-
-/** The loop's wait before retry `n`: the schedule's min(cap, base * 2^n), jittered to 0.8-1.2. */
-const retryDelay = (n: number, baseMs: number, maxMs: number) =>
-  Math.min(maxMs, baseMs * 2 ** n) * (0.8 + 0.4 * Math.random())
-
 const answer = { answer: 1, server: "s", serverIndex: 0 }
 const once = () =>
   Effect.tryPromise({
@@ -48,14 +38,14 @@ const scheduled = (retryNotFound: boolean) =>
       Schedule.union(Schedule.spaced(Duration.millis(5_000))),
       Schedule.jittered,
       Schedule.intersect(Schedule.recurs(8)),
-      Schedule.whileInput((e: UpstreamError) => retryable(e, retryNotFound))
+      Schedule.whileInput((e: UpstreamError) => isRetryable(e, retryNotFound))
     )
   )
 
 const looped = (retryNotFound: boolean) => {
   const from = (n: number): Effect.Effect<typeof answer, UpstreamError> =>
     Effect.catchAll(once(), (err) =>
-      n >= 8 || !retryable(err, retryNotFound)
+      n >= 8 || !isRetryable(err, retryNotFound)
         ? Effect.fail(err)
         : Effect.zipRight(
             Effect.sleep(Duration.millis(retryDelay(n, 100, 5_000))),

@@ -49,6 +49,18 @@ export interface QueryOptions {
 /** Checks an answer inside the attempt, so that a wrong answer is retried (on another server) like a failure. */
 export type Validate<RES> = (answer: RES, server: string) => UpstreamError | undefined
 
+/** Whether a query's failure is retried: what the upstream may answer right on another try or another server. */
+export const isRetryable = (e: UpstreamError, retryNotFound: boolean): boolean =>
+  e.reason === "timeout" ||
+  e.reason === "network" ||
+  e.reason === "server_error" ||
+  e.reason === "malformed" ||
+  (retryNotFound && e.reason === "not_found")
+
+/** The wait before retry `n` (from 0): min(base * 2^n, max), jittered to 0.8-1.2 of it. */
+export const retryDelay = (n: number, baseMs: number, maxMs: number): number =>
+  Math.min(baseMs * 2 ** n, maxMs) * (0.8 + 0.4 * Math.random())
+
 export interface LitePool {
   /**
    * The query with its retries as one promise: what a caller that runs many queries inside one effect uses (the
@@ -218,12 +230,6 @@ export const makeLitePool = (opts: LitePoolOptions): LitePool => {
   const retries = opts.retries ?? 8
   const retryBaseMs = opts.retryBaseMs ?? 100
   const retryMaxMs = opts.retryMaxMs ?? 5_000
-  const retryable = (e: UpstreamError, retryNotFound: boolean) =>
-    e.reason === "timeout" ||
-    e.reason === "network" ||
-    e.reason === "server_error" ||
-    e.reason === "malformed" ||
-    (retryNotFound && e.reason === "not_found")
 
   /** Waits `ms`, or rejects with the signal's reason when it aborts first. */
   const pause = (ms: number, signal: AbortSignal | undefined) =>
@@ -268,8 +274,8 @@ export const makeLitePool = (opts: LitePoolOptions): LitePool => {
         return await attempt(f, req, q.needsSeqno, validate)
       } catch (e) {
         const err = e instanceof UpstreamError ? e : classify(e, "pool")
-        if (closed || n >= retries || !retryable(err, retryNotFound)) throw err
-        await pause(Math.min(retryBaseMs * 2 ** n, retryMaxMs) * (0.8 + 0.4 * Math.random()), stop)
+        if (closed || n >= retries || !isRetryable(err, retryNotFound)) throw err
+        await pause(retryDelay(n, retryBaseMs, retryMaxMs), stop)
       }
     }
   }

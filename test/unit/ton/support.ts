@@ -78,3 +78,13 @@ export const rebuiltMainnetCases = (): Array<{ tx: TransactionRecord; states: Ma
     return { tx: { ...tx, trace_id: t.trace_id ?? null }, states }
   })
 }
+
+/**
+ * A transaction as the v3 renderers are compared on it: as it is, with its trace id set or cleared, and with its
+ * inbound message's normalized hash equal to its hash (when it has one).
+ */
+export const v3Variants = (tx: TransactionRecord): Array<TransactionRecord> => [
+  tx,
+  { ...tx, trace_id: tx.trace_id === null ? tx.hash : null },
+  ...(tx.in_msg === null ? [] : [{ ...tx, in_msg: { ...tx.in_msg, hash_norm: tx.in_msg.hash } }])
+]

@@ -11,7 +11,7 @@ import { renderV3Message, renderV3Transaction, type V3Shape } from "../../../src
 import { mixedChain } from "../../../tools/fake/mixedChain.js"
 import { rawBundle } from "../../support/pipeline/chainUpstream.js"
 import { referenceV3Message, referenceV3Transaction } from "../../support/v3Reference.js"
-import { rebuiltMainnetCases } from "./support.js"
+import { rebuiltMainnetCases, v3Variants } from "./support.js"
 
 const chain = mixedChain(5, 14, 20)
 
@@ -34,12 +34,7 @@ describe("v3 renderers against their reference", () => {
     let messages = 0
     let withStates = 0
     for (const [i, { tx, states }] of cases.entries()) {
-      const variants: Array<TransactionRecord> = [
-        tx,
-        { ...tx, trace_id: tx.trace_id === null ? tx.hash : null },
-        ...(tx.in_msg === null ? [] : [{ ...tx, in_msg: { ...tx.in_msg, hash_norm: tx.in_msg.hash } }])
-      ]
-      for (const v of variants) {
+      for (const v of v3Variants(tx)) {
         for (const shape of shapes) {
           const st = i % 2 === 0 || i >= cases.length - fromFixture ? states : new Map<string, AccountStateRecord>()
           if (st.has(v.account_state_hash_after)) withStates++

@@ -21,7 +21,7 @@ import {
 import { mixedChain } from "../../../tools/fake/mixedChain.js"
 import { fixtureCases } from "../../../tools/decodeDiff/run.js"
 import { rawBundle } from "../../support/pipeline/chainUpstream.js"
-import { REAL, rebuiltMainnetCases } from "./support.js"
+import { REAL, rebuiltMainnetCases, v3Variants } from "./support.js"
 
 type Case = { readonly tx: TransactionRecord; readonly states: ReadonlyMap<string, AccountStateRecord> }
 const NONE: ReadonlyMap<string, AccountStateRecord> = new Map()
@@ -63,12 +63,7 @@ const shapes: ReadonlyArray<V3Shape> = ["current", "2025-09"]
 
 /** Compares every rendering of a case; returns how many messages it held. */
 const compare = ({ tx, states }: Case, i: number): number => {
-  const variants: Array<TransactionRecord> = [
-    tx,
-    { ...tx, trace_id: tx.trace_id === null ? tx.hash : null },
-    ...(tx.in_msg === null ? [] : [{ ...tx, in_msg: { ...tx.in_msg, hash_norm: tx.in_msg.hash } }])
-  ]
-  for (const v of variants) {
+  for (const v of v3Variants(tx)) {
     for (const shape of shapes) {
       for (const st of i % 2 === 0 ? [states, NONE] : [states]) {
         const expected = goJson(renderV3Transaction(v, st, shape))
