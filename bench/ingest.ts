@@ -516,6 +516,18 @@ const main = async () => {
       )
     }
     const txsUpTo = cumulativeTxs(chain)
+    // Each process's CPU when it had handled half the chain (the producer: published; the consumer and the broker:
+    // stored), so the second half's CPU per transaction is read apart from start-up and the JIT's warm-up, as a
+    // long backfill runs.
+    const half = Math.ceil(stats.txs / 2)
+    const atHalf = new Map<string, { cpu: number; tx: number }>()
+    const noteHalf = (names: ReadonlyArray<string>, tx: number) => {
+      if (tx < half) return
+      for (const name of names) {
+        const cpu = cpuSeconds.get(name)
+        if (!atHalf.has(name) && cpu !== undefined) atHalf.set(name, { cpu, tx })
+      }
+    }
     while (true) {
       const p = await scrape(producerPort)
       // Read right after its scrape, so the process's RSS and its own figures are of the same moment.
@@ -531,6 +543,8 @@ const main = async () => {
       noteSample("consumer", cMem)
       const stored = consumerMetrics.get("ton_consumer_last_mc_seqno") ?? -1
       if (firstStored === undefined && stored >= chain.first) firstStored = Date.now()
+      noteHalf(["producer"], producerMetrics.get("ton_producer_transactions_total") ?? 0)
+      noteHalf(["consumer", "kafka broker (JVM)"], stored >= chain.first ? txsUpTo(stored) : 0)
       if (memLog !== undefined && Date.now() - lastMemLog >= 10_000) {
         lastMemLog = Date.now()
         const t = (lastMemLog - start) / 1000
@@ -613,6 +627,18 @@ const main = async () => {
     const rawBytes = producerMetrics.get(`ton_kafka_codec_bytes{direction="compress",side="raw"}`) ?? 0
     const wireBytes = producerMetrics.get(`ton_kafka_codec_bytes{direction="compress",side="wire"}`) ?? 0
     const rate = txs / seconds
+    const secondHalf = (): string => {
+      const names: ReadonlyArray<[string, string]> = [["producer", "producer"], ["consumer", "consumer"], ["broker", "kafka broker (JVM)"]]
+      const parts = names.map(([label, name]) => {
+        const h = atHalf.get(name)
+        const sec = (cpuSeconds.get(name) ?? NaN) - (h?.cpu ?? NaN)
+        return [label, h === undefined ? NaN : sec / (txs - h.tx)] as const
+      })
+      const ms = (x: number) => `${(x * 1000).toFixed(3).padStart(7)} ms/tx`
+      return `  second half of the chain (each process from the moment it had handled ${half} transactions: start-up and warm-up apart):\n  ` +
+        parts.map(([label, x]) => `${label} ${ms(x)}`).join("   ") +
+        `   all three ${ms(parts.reduce((a, [, x]) => a + x, 0))}`
+    }
     const cpuLines = [
       `CPU per transaction, end-to-end run (user+system; start-up included):`,
       `  producer ${perTx(pCpu)}   consumer ${perTx(cCpu)}   broker ${perTx(kCpu)}   ` +
@@ -620,6 +646,7 @@ const main = async () => {
       `  after the clock started (broker and consumer start-up set apart: ${kStart.toFixed(1)} s, ${cStart.toFixed(1)} s of CPU):`,
       `  producer ${perTx(pCpu)}   consumer ${perTx(cCpu - cStart)}   broker ${perTx(kCpu - kStart)}   ` +
         `all three ${perTx(pCpu + cCpu - cStart + kCpu - kStart)}   (fake ${args.source} serving ${perTx(fakeCpu).trim()})`,
+      secondHalf(),
       `  by stage (from the processes' metrics; "rest" is the process's CPU outside the measured stages):`,
       `    producer  fetch + rest      ${perTx(pCpu - decodeCpu - produceCpu)}  (${args.source === "liteserver" ? "ADNL, block files" : "HTTP, toncenter JSON"}, kafkajs protocol, runtime, GC, start-up)`,
       `    producer  decode            ${perTx(decodeCpu)}  (worker threads)`,
