@@ -3,7 +3,8 @@
 // (the producer's decoder over every transaction of the chain, one thread, per CPU-second), the Kafka record size and
 // what each codec (gzip, lz4, zstd) makes of it, end-to-end transactions per second and its ratio to twice the
 // ceiling (2 cores), CPU per transaction per process (producer, consumer, broker; whole, and after the clock started so
-// that the broker's and the consumer's start-up stand apart; the fake upstream's serving too), per thread of the
+// that the broker's and the consumer's start-up stand apart; over the chain's second half, as a long backfill runs
+// warm; the fake upstream's serving too), per thread of the
 // producer and consumer (/proc/<pid>/task) and per stage (from the processes' own metrics: ton_stage_cpu_seconds_total,
 // ton_kafka_codec_cpu_seconds), and the peak RSS of every process; for the producer and consumer, what their RSS is
 // made of at its largest sample (the kernel's file-backed and anonymous split, the main thread's and the decode
