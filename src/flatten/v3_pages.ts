@@ -40,10 +40,16 @@ const holdsTabOrNewline = (s: string): boolean => s.includes("\t") || s.includes
 
 /** The row of masterchain block `mc_block_seqno` from all its pieces (none: the empty row). */
 export const v3PageRow = (mc_block_seqno: number, pieces: ReadonlyArray<V3PagePiece>): V3PageRow => {
-  const desc = [...pieces].sort(descOrder)
-  const position = new Map<V3PagePiece, number>()
-  ;[...desc].sort(ascOrder).forEach((p, i) => position.set(p, i + 1))
-  const lines = desc.map((p) => {
+  // Each lt read as a number once (descOrder and ascOrder read two per comparison); index sorts, stable as theirs.
+  const lts = pieces.map((p) => BigInt(p.lt))
+  const byLt = (i: number, j: number): number => (lts[i]! === lts[j]! ? 0 : lts[i]! < lts[j]! ? -1 : 1)
+  const byAccount = (i: number, j: number): number => accountCompare(pieces[i]!, pieces[j]!)
+  const order = pieces.map((_, i) => i)
+  const desc = [...order].sort((i, j) => byLt(j, i) || byAccount(i, j))
+  const rank = new Array<number>(pieces.length)
+  order.sort((i, j) => byLt(i, j) || byAccount(i, j)).forEach((k, r) => (rank[k] = r + 1))
+  const lines = desc.map((k) => {
+    const p = pieces[k]!
     const book = p.book.join(" ")
     for (const field of [p.state_before, p.state_after, book, p.v3]) {
       // the line's fields split at tabs, the page's lines at newlines (compact JSON holds neither raw)
@@ -51,5 +57,5 @@ export const v3PageRow = (mc_block_seqno: number, pieces: ReadonlyArray<V3PagePi
     }
     return `${p.state_before}\t${p.state_after}\t${book}\t${p.v3}`
   })
-  return { mc_block_seqno, asc_rank: desc.map((p) => position.get(p)!), lines }
+  return { mc_block_seqno, asc_rank: desc.map((k) => rank[k]!), lines }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { v3PageRow, type V3PagePiece } from "../../../src/flatten/v3_pages.js"
+import { ascOrder, descOrder, v3PageRow, type V3PagePiece } from "../../../src/flatten/v3_pages.js"
 
 const piece = (account: string, lt: string, v3 = `{"a":"${account}","lt":"${lt}"}`): V3PagePiece => ({
   account,
@@ -66,6 +66,25 @@ describe("v3PageRow", () => {
 
   it("does not depend on the order the pieces come in", () => {
     expect(v3PageRow(7, [...pieces].reverse())).toEqual(v3PageRow(7, pieces))
+  })
+
+  it("is the row the pieces sorted by descOrder and ranked by ascOrder make (random blocks, tied lts and accounts)", () => {
+    let seed = 7
+    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n)
+    for (let round = 0; round < 200; round++) {
+      const n = rand(40)
+      const list = Array.from({ length: n }, () =>
+        piece(`${rand(2) - 1}:${rand(6).toString(16).toUpperCase().padStart(2, "0")}`, String(rand(3) === 0 ? rand(12) : 10n ** BigInt(rand(20)) + BigInt(rand(5))))
+      )
+      const desc = [...list].sort(descOrder)
+      const asc = [...desc].sort(ascOrder)
+      const expected = {
+        mc_block_seqno: round,
+        asc_rank: desc.map((p) => asc.indexOf(p) + 1),
+        lines: desc.map((p) => `${p.state_before}\t${p.state_after}\t${p.book.join(" ")}\t${p.v3}`)
+      }
+      expect(v3PageRow(round, list)).toEqual(expected)
+    }
   })
 
   it("makes the empty row of a block without transactions", () => {
