@@ -68,21 +68,26 @@ const idText = (id: BlockIdExt) => `${blockKey(id)}:${id.root_hash}`
 
 const malformed = (message: string) => new UpstreamError({ reason: "malformed", message })
 
-/** A block as the walk holds it: its header, and the block read whole (no block files) or its file (block files). */
+/**
+ * A block as the walk holds it: its header (the shard walk and the next bundle's previous masterchain block need no
+ * more). What the block's bundle reads of it, whole, is held apart (Whole) until that bundle takes it.
+ */
 interface FetchedBlock {
   readonly header: ScannedHeader
-  readonly x?: ExtractedBlock
-  readonly file?: BlockFile
 }
+
+/** The block read whole (no block files) or its file (block files), and its size in bytes (the file's). */
+type Whole = { readonly bytes: number } & ({ readonly x: ExtractedBlock } | { readonly file: BlockFile })
 
 /**
  * The header read from the file alone, or undefined when the header reader does not take it (it is read whole). The
  * file is kept in bytes of its own: the answer's bytes are a view into the whole ADNL packet, which a kept view would
  * keep alive, and which a message to a decode worker would copy whole.
  */
-const scanned = (file: BlockFile): FetchedBlock | undefined => {
+const scanned = (file: BlockFile): { fetched: FetchedBlock; whole: Whole } | undefined => {
   try {
-    return { header: scanBlockHeader(file.data), file: ownBlockFile(file) }
+    const header = scanBlockHeader(file.data)
+    return { fetched: { header }, whole: { bytes: file.data.length, file: ownBlockFile(file) } }
   } catch {
     return undefined
   }
@@ -103,9 +108,14 @@ export interface ReaderOptions {
 
 export const makeLiteserverReader = (pool: LitePool, readerOpts: ReaderOptions = {}) => {
   const blocks = new Lru<string, Promise<FetchedBlock>>(4096)
+  // Each fetched block's bytes, from its answer until the bundle that commits it takes them: a bundle's walk takes
+  // its own blocks' once, so what stays here is the blocks of bundles still being walked (and a first bundle's
+  // previous masterchain block). Headers stay cached in `blocks` for the bundles that only look at them; the bytes do
+  // not (with every 4096 blocks' kept there, a backfill's producer held ~100 MB of files already sent on).
+  const unclaimed = new Lru<string, Whole>(4096, { maxWeight: Number.MAX_SAFE_INTEGER, weigh: (w) => w.bytes })
   const mcIds = new Lru<string, BlockIdExt>(1024)
   // the block a validated answer decoded to, handed from the check to the caller without decoding twice
-  const extracted = new WeakMap<object, FetchedBlock>()
+  const extracted = new WeakMap<object, { fetched: FetchedBlock; whole: Whole }>()
   const mode = readerOpts.accountStates ?? "off"
   // the lookups read the bundle's transactions here, so a reader that makes them reads every block here too
   const deferred = readerOpts.blockFiles === true && mode !== "block+lookup"
@@ -116,11 +126,12 @@ export const makeLiteserverReader = (pool: LitePool, readerOpts: ReaderOptions =
    * A block checked against the id it was asked by: read whole here, or, with block files, its header read from the
    * file and the file kept for whoever decodes the bundle. One promise per block, shared by every bundle that asks for
    * it while it is in flight or cached; a failed one is dropped, so the next caller asks again. A caller that is
-   * interrupted stops waiting; the request goes on for the others (and the cache).
+   * interrupted stops waiting; the request goes on for the others (and the cache). `again` asks even when cached:
+   * for a bundle whose block was taken by an earlier attempt at it.
    */
-  const fetchBlock = (id: BlockIdExt, mcSeqno: number): Promise<FetchedBlock> => {
+  const fetchBlock = (id: BlockIdExt, mcSeqno: number, again = false): Promise<FetchedBlock> => {
     const key = idText(id)
-    const hit = blocks.get(key)
+    const hit = again ? undefined : blocks.get(key)
     if (hit !== undefined) return hit
     const fetched = pool
       .ask(
@@ -133,13 +144,13 @@ export const makeLiteserverReader = (pool: LitePool, readerOpts: ReaderOptions =
           // the one check of the file's bytes: whoever reads the file later trusts it
           const file = blockFile(id, answer.data)
           if (Either.isLeft(file)) return malformed(`${server}: ${file.left.message}`)
-          const fetched = deferred ? scanned(file.right) : undefined
-          if (fetched !== undefined) {
-            const h = fetched.header
+          const read = deferred ? scanned(file.right) : undefined
+          if (read !== undefined) {
+            const h = read.fetched.header
             if (h.workchain !== id.workchain || h.shard !== id.shard || h.seqno !== id.seqno) {
               return malformed(`${server}: block ${blockKey(id)} says it is ${h.workchain}:${h.shard}:${h.seqno}`)
             }
-            extracted.set(answer, fetched)
+            extracted.set(answer, read)
             return undefined
           }
           const x = extractBlock(answer.data)
@@ -149,26 +160,50 @@ export const makeLiteserverReader = (pool: LitePool, readerOpts: ReaderOptions =
           if (h.workchain !== id.workchain || h.shard !== id.shard || h.seqno !== id.seqno) {
             return malformed(`${server}: block ${blockKey(id)} says it is ${h.workchain}:${h.shard}:${h.seqno}`)
           }
+          const bytes = answer.data.length
           // a file the header reader does not take is still handed on whole: its reader reads it as here
-          extracted.set(answer, deferred ? { header: h, file: ownBlockFile(file.right) } : { header: h, x: x.right })
+          extracted.set(answer, {
+            fetched: { header: h },
+            whole: deferred ? { bytes, file: ownBlockFile(file.right) } : { bytes, x: x.right }
+          })
           return undefined
         }
       )
       .then(({ answer }) => {
         const x = extracted.get(answer)!
         extracted.delete(answer)
-        return x
+        unclaimed.set(key, x.whole)
+        return x.fetched
       })
     blocks.set(key, fetched)
     fetched.catch(() => blocks.delete(key, fetched))
     return fetched
   }
 
-  const block = (id: BlockIdExt, mcSeqno: number): Effect.Effect<FetchedBlock, UpstreamError> =>
+  const block = (id: BlockIdExt, mcSeqno: number, again = false): Effect.Effect<FetchedBlock, UpstreamError> =>
     Effect.tryPromise({
-      try: () => fetchBlock(id, mcSeqno),
+      try: () => fetchBlock(id, mcSeqno, again),
       catch: (e) => (e instanceof UpstreamError ? e : malformed(`block ${blockKey(id)}: ${String(e)}`))
     })
+
+  /**
+   * The bytes of a block the bundle commits, taken: the reader keeps them no longer. A block an earlier attempt at
+   * the same bundle took is asked again.
+   */
+  const whole = (id: BlockIdExt, mcSeqno: number): Effect.Effect<Whole, UpstreamError> =>
+    Effect.suspend(() => {
+      const key = idText(id)
+      const w = unclaimed.get(key)
+      if (w !== undefined) {
+        unclaimed.delete(key, w)
+        return Effect.succeed(w)
+      }
+      return Effect.flatMap(block(id, mcSeqno, true), () => whole(id, mcSeqno))
+    })
+
+  /** The bundle's blocks' bytes, taken in order. */
+  const wholes = (ids: ReadonlyArray<BlockIdExt>, mcSeqno: number) =>
+    Effect.forEach(ids, (id) => whole(id, mcSeqno))
 
   const noteMc = (id: BlockIdExt) => mcIds.set(String(id.seqno), id)
 
@@ -227,7 +262,8 @@ export const makeLiteserverReader = (pool: LitePool, readerOpts: ReaderOptions =
       const x = yield* block(id, seqno)
       if (x.header.shards === null) return yield* malformed(`masterchain block ${seqno} has no shard descriptions`)
       const prev = x.header.prev_blocks[0]
-      if (prev !== undefined && prev.seqno === seqno - 1) noteMc(prev)
+      // the five fields alone: a prev link carries end_lt too, which would follow the id into the bundle
+      if (prev !== undefined && prev.seqno === seqno - 1) noteMc(idOf(prev))
       return { id, x }
     })
 
@@ -264,9 +300,10 @@ export const makeLiteserverReader = (pool: LitePool, readerOpts: ReaderOptions =
     Effect.gen(function* () {
       if (!deferred) return yield* Effect.dieMessage("bundleFiles needs a reader made with blockFiles and no lookups")
       const w = yield* walk(mcSeqno)
+      const taken = yield* wholes(w.blocks.map((b) => b.id), mcSeqno)
       return {
         mc_seqno: mcSeqno,
-        blocks: w.blocks.map((b) => b.x.file!),
+        blocks: taken.map((t) => ("file" in t ? t.file : undefined)!),
         shard_tops: w.shard_tops,
         states: mode === "block" ? "block" : "off"
       } satisfies BlockFilesBundle
@@ -277,7 +314,7 @@ export const makeLiteserverReader = (pool: LitePool, readerOpts: ReaderOptions =
       ? Effect.flatMap(bundleFiles(mcSeqno), (files) => completeBlockFiles(files))
       : Effect.gen(function* () {
           const w = yield* walk(mcSeqno)
-          const xs = w.blocks.map((b) => b.x.x!)
+          const xs = (yield* wholes(w.blocks.map((b) => b.id), mcSeqno)).map((t) => ("x" in t ? t.x : undefined)!)
           const transactions = w.blocks.flatMap((b, i) => transactionsOf(b.id, xs[i]!))
           const fromBlocks = mode === "off" ? NO_STATES : bundleStates(xs)
           const states =
@@ -302,7 +339,9 @@ export const makeLiteserverReader = (pool: LitePool, readerOpts: ReaderOptions =
     bundleFiles: deferred ? bundleFiles : undefined,
     block,
     mcId,
-    accountLookups: lookup.lookups
+    accountLookups: lookup.lookups,
+    heldBlocks: () => unclaimed.size,
+    heldBlockBytes: () => unclaimed.weight
   }
 }
 
@@ -311,6 +350,8 @@ export interface LiteserverUpstream extends UpstreamService {
   readonly requests: () => number
   /** getAccountState answers used so far (LITESERVER_ACCOUNT_STATES=block+lookup). */
   readonly accountLookups: () => number
+  /** Bytes of fetched blocks the reader holds for bundles not yet handed on (the bundles being walked). */
+  readonly heldBlockBytes: () => number
   readonly pool: LitePool
 }
 
@@ -331,6 +372,7 @@ export const makeLiteserverUpstream = (opts: LitePoolOptions & ReaderOptions) =>
       ...(reader.bundleFiles === undefined ? {} : { bundleFiles: reader.bundleFiles }),
       requests: pool.requests,
       accountLookups: reader.accountLookups,
+      heldBlockBytes: reader.heldBlockBytes,
       pool
     } satisfies LiteserverUpstream
   })

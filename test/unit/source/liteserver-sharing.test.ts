@@ -1,6 +1,7 @@
 // The liteserver source with several bundles in flight, as the producer runs it: requests for the same block or the
 // same masterchain id are shared, and a fetch that was interrupted (a producer attempt that failed elsewhere) leaves
-// nothing behind that would fail the next fetch of the same blocks.
+// nothing behind that would fail the next fetch of the same blocks. The reader holds a block's bytes only until the
+// bundle that commits it has them: what stays is the headers (and a first bundle's previous masterchain block).
 import { Effect, Exit, Fiber, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { parseDirect } from "../../../src/source/liteserver/addresses.js"
@@ -10,6 +11,7 @@ import {
   type LiteserverUpstream
 } from "../../../src/source/liteserver/Liteserver.js"
 import { makeLitePool } from "../../../src/source/liteserver/Pool.js"
+import { blockKey } from "../../../src/source/shard.js"
 import { expectedBundle } from "../../../tools/fake/ChainData.js"
 import { generateChain } from "../../../tools/fake/generate.js"
 import { type LiteChain, withBlockFiles } from "../../../tools/fake/liteserver/blocks.js"
@@ -111,4 +113,32 @@ describe("the liteserver source with bundles in flight side by side", { timeout:
       pool.close()
     }
   })
+
+  for (const blockFiles of [true, false]) {
+    it(`keeps no block's bytes once its bundle has them, and asks again for a bundle taken before (block files: ${blockFiles})`, async () => {
+      const pool = makeLitePool({ servers: parseDirect(ls.config)!, timeoutMs: 2_000, retryBaseMs: 20, retryMaxMs: 100 })
+      try {
+        const reader = makeLiteserverReader(pool, { blockFiles })
+        const { first } = lite.chain
+        const seqnos = Array.from({ length: 8 }, (_, i) => first + 1 + i)
+        const asBundle = (s: number): Effect.Effect<{ readonly mc_seqno: number }, unknown> =>
+          blockFiles ? reader.bundleFiles!(s) : reader.bundle(s)
+        const got = await Effect.runPromise(Effect.forEach(seqnos, asBundle, { concurrency: 4 }))
+        expect(got.map((b) => b.mc_seqno)).toEqual(seqnos)
+        // the walk of `first + 1` read the header of `first`, whose bundle was never asked for: its bytes alone stay
+        const before = await Effect.runPromise(reader.mcId(first))
+        expect(reader.heldBlocks()).toBe(1)
+        expect(reader.heldBlockBytes()).toBe(lite.files.get(blockKey(before))!.length)
+        // a bundle asked again (an attempt that failed after the walk) gets its blocks anew, the same bytes
+        ls.clearRequests()
+        const again = await Effect.runPromise(asBundle(first + 3))
+        expect(again).toEqual(got[2])
+        const expectedBlocks = 1 + expectedBundle(lite.chain, first + 3).shard_blocks.length
+        expect(ls.requests.filter((r) => r.method === "getBlock")).toHaveLength(expectedBlocks)
+        expect(reader.heldBlocks()).toBe(1)
+      } finally {
+        pool.close()
+      }
+    })
+  }
 })
