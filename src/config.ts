@@ -59,6 +59,8 @@ export interface KafkaSettings {
   readonly maxMessageBytes: number
   /** Record-batch codec of everything the producer publishes (consumers read every codec). */
   readonly compression: KafkaCompression
+  /** JVM options of the local broker after the project's own (a later option wins); none by default. */
+  readonly localJvmOptions: ReadonlyArray<string>
 }
 
 export interface ClickHouseSettings {
@@ -231,6 +233,13 @@ const list: Parse<ReadonlyArray<string>> = (raw) =>
       .filter((s) => s !== "")
   )
 
+/** Whitespace-separated command-line options, each starting with "-" (JVM options: no shell quoting). */
+const optionList: Parse<ReadonlyArray<string>> = (raw) => {
+  const options = raw.split(/\s+/).filter((s) => s !== "")
+  const bad = options.find((o) => !o.startsWith("-"))
+  return bad === undefined ? Either.right(options) : Either.left(`"${bad}" is not an option (options start with "-")`)
+}
+
 const hostPortList: Parse<ReadonlyArray<string>> = (raw) => {
   const items = raw
     .split(",")
@@ -301,6 +310,12 @@ export const settings = {
       DEFAULT_KAFKA_COMPRESSION,
       "Record-batch codec the producer writes: none, gzip, lz4 or zstd (subscribers need the codec, see README)",
       oneOf(...KAFKA_COMPRESSIONS)
+    ),
+    localJvmOptions: setting(
+      "KAFKA_LOCAL_JVM_OPTIONS",
+      "",
+      "JVM options of the local broker after its own, space-separated (a later one wins); -XX:TieredStopAtLevel=4 brings back the optimizing JIT for a broker that runs for days (README, Decisions)",
+      optionList
     )
   },
   clickhouse: {

@@ -20,6 +20,7 @@ const main = async (command: string | undefined): Promise<void> => {
         port: kafka.port,
         dataDir: kafka.dataDir,
         maxMessageBytes: kafka.maxMessageBytes,
+        jvmOptions: kafka.localJvmOptions,
         detached: true
       })
       console.log(

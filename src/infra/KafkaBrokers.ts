@@ -13,7 +13,8 @@ export class KafkaBrokers extends Context.Tag("ton-exporter/KafkaBrokers")<
     readonly local: LocalKafka | undefined
   }
 >() {
-  static readonly fromConfig = (cfg: Pick<KafkaSettings, "brokers" | "port" | "dataDir" | "maxMessageBytes">) =>
+  static readonly fromConfig = (cfg: Pick<KafkaSettings, "brokers" | "port" | "dataDir" | "maxMessageBytes"> &
+      Partial<Pick<KafkaSettings, "localJvmOptions">>) =>
     Layer.scoped(
       KafkaBrokers,
       cfg.brokers.length > 0
@@ -31,7 +32,12 @@ export class KafkaBrokers extends Context.Tag("ton-exporter/KafkaBrokers")<
             Effect.acquireRelease(
               Effect.tryPromise({
                 try: () =>
-                  startLocalKafka({ port: cfg.port, dataDir: cfg.dataDir, maxMessageBytes: cfg.maxMessageBytes }),
+                  startLocalKafka({
+                    port: cfg.port,
+                    dataDir: cfg.dataDir,
+                    maxMessageBytes: cfg.maxMessageBytes,
+                    jvmOptions: cfg.localJvmOptions ?? []
+                  }),
                 catch: (cause) =>
                   cause instanceof KafkaBrokerError
                     ? cause

@@ -52,6 +52,8 @@ export interface LocalKafkaOptions {
   readonly dataDir: string
   /** Largest record the broker accepts (KAFKA_MAX_MESSAGE_BYTES). */
   readonly maxMessageBytes?: number
+  /** JVM options after LOCAL_BROKER_JVM_OPTIONS, so that a later one wins (KAFKA_LOCAL_JVM_OPTIONS). */
+  readonly jvmOptions?: ReadonlyArray<string>
   /** How long to wait for the broker to accept clients; default 90 s. */
   readonly startTimeoutMs?: number
   /** Keep the JVM running after this process exits (for `npm run kafka:start`). */
@@ -71,6 +73,21 @@ export interface LocalKafka {
 }
 
 const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+
+/**
+ * The local broker's JVM: a small heap and G1 with short pauses, as Kafka's own start script has it, and the JIT
+ * stopped at its quick tier (C1). On the 50k-transaction bench C2's compiler threads were ~45% of the broker's CPU
+ * after the clock (0.134 of 0.287 ms/tx) while the code they optimise (request handling; the bytes move in native
+ * code: zstd, CRC32C, sendfile) took ~0.08 ms/tx: a broker that starts with a backfill or a demo never earns its
+ * optimising compiles back. KAFKA_LOCAL_JVM_OPTIONS=-XX:TieredStopAtLevel=4 restores C2 (BENCHMARKS.md, "The Kafka leg").
+ */
+export const LOCAL_BROKER_JVM_OPTIONS: ReadonlyArray<string> = [
+  "-Xms128m",
+  "-Xmx512m",
+  "-XX:+UseG1GC",
+  "-XX:MaxGCPauseMillis=20",
+  "-XX:TieredStopAtLevel=1"
+]
 
 const run = (cmd: string, args: ReadonlyArray<string>, opts: { cwd?: string; timeoutMs?: number } = {}) =>
   new Promise<{ code: number; output: string }>((resolvePromise) => {
@@ -398,10 +415,8 @@ export const startLocalKafka = async (options: LocalKafkaOptions): Promise<Local
       javaBin(),
       [
         ...cds,
-        "-Xms128m",
-        "-Xmx512m",
-        "-XX:+UseG1GC",
-        "-XX:MaxGCPauseMillis=20",
+        ...LOCAL_BROKER_JVM_OPTIONS,
+        ...(options.jvmOptions ?? []),
         "-Djava.awt.headless=true",
         `-Dlog4j.configuration=file:${log4jFile}`,
         `-Dkafka.logs.dir=${logDir}`,

@@ -49,7 +49,8 @@ describe("configuration", () => {
     ["PRODUCER_HEAP_GROWTH_PERCENT", "half"],
     ["PRODUCER_TRANSACTION_RECORDS", "0"],
     ["CONSUMER_HEAP_GROWTH_PERCENT", "-5"],
-    ["CONSUMER_HEAP_GROWTH_PERCENT", "half"]
+    ["CONSUMER_HEAP_GROWTH_PERCENT", "half"],
+    ["KAFKA_LOCAL_JVM_OPTIONS", "-Xmx1g Xss512k"]
   ])("rejects %s=%s naming the key in both readers", async (key, value) => {
     expect(() => loadConfig({ [key]: value })).toThrow(ConfigValueError)
     expect(() => loadConfig({ [key]: value })).toThrow(new RegExp(`^${key}: `))
@@ -58,6 +59,14 @@ describe("configuration", () => {
     )
     expect(Either.isLeft(result)).toBe(true)
     expect(String(Either.isLeft(result) ? result.left : "")).toContain(`${key}: `)
+  })
+
+  it("reads the local broker's JVM options as a list of options", () => {
+    expect(loadConfig({}).kafka.localJvmOptions).toEqual([])
+    expect(loadConfig({ KAFKA_LOCAL_JVM_OPTIONS: " -XX:TieredStopAtLevel=4  -Xmx1g " }).kafka.localJvmOptions).toEqual([
+      "-XX:TieredStopAtLevel=4",
+      "-Xmx1g"
+    ])
   })
 
   it("rejects a backfill range that ends before it starts", () => {

@@ -2,7 +2,7 @@
 // a consumer group, including across a broker restart on the same data directory, where nothing acknowledged may
 // be lost and committed group offsets must survive.
 import { Kafka, logLevel, type Producer } from "kafkajs"
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
@@ -95,8 +95,18 @@ describe("local broker restarted mid-stream", () => {
 
   it("keeps every acknowledged record and the committed group offset", async () => {
     dataDir = mkdtempSync(join(tmpdir(), "infra-kafka-restart-"))
-    local = await startLocalKafka({ port: await freePortPair(), dataDir, maxMessageBytes: 16 * 1024 * 1024 })
+    local = await startLocalKafka({
+      port: await freePortPair(),
+      dataDir,
+      maxMessageBytes: 16 * 1024 * 1024,
+      jvmOptions: ["-Xmx384m"]
+    })
     const broker = local
+    // The JVM's options: the project's own (the JIT stopped at C1), then the caller's, which win over them.
+    const jvm = readFileSync(`/proc/${broker.pid()}/cmdline`, "utf8").split("\0")
+    const jvmOptions = jvm.slice(0, jvm.indexOf("kafka.Kafka"))
+    expect(jvmOptions).toContain("-XX:TieredStopAtLevel=1")
+    expect(jvmOptions.lastIndexOf("-Xmx384m")).toBeGreaterThan(jvmOptions.indexOf("-Xmx512m"))
     const kafka = client(broker.brokers)
     const topic = "restart.v1"
     const group = "restart-group"
