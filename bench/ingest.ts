@@ -210,6 +210,55 @@ const sampleThreads = (name: string, pid: number) => {
   threadCpu.set(name, sums)
 }
 const threadCpuTids = new Map<string, Map<string, [string, number]>>()
+/** CPU seconds of each thread (by id) of a process now, from /proc/<pid>/task/<tid>/stat. */
+const tidCpu = (pid: number): Map<string, number> => {
+  const out = new Map<string, number>()
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8")
+        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+        out.set(tid, (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS)
+      } catch {
+        // the thread ended between listing and reading
+      }
+    }
+  } catch {
+    // the process is gone
+  }
+  return out
+}
+/**
+ * The broker JVM's thread names by thread id, from `jstack` (its `nid=0x..` is the kernel's thread id): the kernel's
+ * 15-character names cannot tell Kafka's network threads from its request handlers. Digits become `#`, so that a pool
+ * sums into one line; an unnamed id (jstack missing, or a thread gone) keeps the kernel's name.
+ */
+const jvmThreadNames = (pid: number): Map<string, string> => {
+  const out = new Map<string, string>()
+  const r = spawnSync("jstack", [String(pid)], { encoding: "utf8", timeout: 20_000 })
+  for (const line of (r.stdout ?? "").split("\n")) {
+    const m = /^"(.*)" .*nid=0x([0-9a-f]+)/.exec(line)
+    if (m) out.set(String(parseInt(m[2]!, 16)), m[1]!.replace(/ListenerName\([A-Z]+\)-/, "").replace(/(?<![CG])[0-9]+/g, "#"))
+  }
+  return out
+}
+/** The broker's CPU by thread name between two `tidCpu` snapshots (threads started in between count from zero). */
+const jvmThreadCpu = (pid: number, before: Map<string, number>, after: Map<string, number>): Map<string, number> => {
+  const names = jvmThreadNames(pid)
+  const sums = new Map<string, number>()
+  for (const [tid, sec] of after) {
+    let name = names.get(tid)
+    if (name === undefined) {
+      try {
+        name = `${readFileSync(`/proc/${pid}/task/${tid}/comm`, "utf8").trim().replace(/[0-9]+/g, "#")} (kernel name)`
+      } catch {
+        name = "(ended)"
+      }
+    }
+    sums.set(name, (sums.get(name) ?? 0) + sec - (before.get(tid) ?? 0))
+  }
+  return sums
+}
 const watched = new Map<string, () => number | undefined>()
 
 /** VmHWM is the kernel's record of the peak resident set; sampled until the process is gone. */
@@ -446,7 +495,9 @@ const main = async () => {
   }
   // A kept store is about the chain at volume: the stage-alone reruns would double a long run for no new figure.
   const soloStages = args.solo !== "false" && store === undefined && args.engine === "in-process"
-  const kafka = await startLocalKafka({ port: await freePortPair(), dataDir: join(scratch, "kafka") })
+  // KAFKA_LOCAL_JVM_OPTIONS as the pipeline's own local broker takes it (e.g. to measure the JIT's tiers).
+  const jvmOptions = (process.env.KAFKA_LOCAL_JVM_OPTIONS ?? "").split(/\s+/).filter((o) => o !== "")
+  const kafka = await startLocalKafka({ port: await freePortPair(), dataDir: join(scratch, "kafka"), jvmOptions })
   watched.set("kafka broker (JVM)", () => kafka.pid())
   // The fake toncenter decodes every transaction to render toncenter's JSON, as costly as the producer's own decode;
   // rendered before the clock starts (chains up to PRERENDER_TXS), the run measures the exporter, not the fake. The
@@ -492,6 +543,8 @@ const main = async () => {
     // CPU the broker and the consumer spent before the clock (JVM and engine start-up, migrations): set apart.
     sampleRss()
     const cpuAtStart = new Map(cpuSeconds)
+    const brokerPid = kafka.pid()
+    const brokerThreadsAtStart = brokerPid === undefined ? new Map<string, number>() : tidCpu(brokerPid)
     const start = Date.now()
     const producer = child("producer", "pipelines/producer.ts", {
       ...common,
@@ -571,6 +624,9 @@ const main = async () => {
     }
     const end = Date.now()
     sampleRss()
+    // The broker's threads over the clock, read before anyone stops (its clients' goodbyes are no part of the run).
+    const brokerThreads =
+      brokerPid === undefined ? new Map<string, number>() : jvmThreadCpu(brokerPid, brokerThreadsAtStart, tidCpu(brokerPid))
     producer.kill("SIGTERM")
     consumer.kill("SIGTERM")
     await sleep(500)
@@ -667,6 +723,12 @@ const main = async () => {
             .map(([comm, sec]) => `${comm} ${perTx(sec).trim()}`)
             .join(", ")
       ),
+      `  kafka broker (JVM) CPU by thread after the clock (names from jstack; # is a pool's index): ` +
+        [...brokerThreads]
+          .sort((a, b) => b[1] - a[1])
+          .filter(([, sec]) => sec >= 0.05)
+          .map(([name, sec]) => `${name} ${perTx(sec).trim()}`)
+          .join(", "),
       ...(engineServer === undefined
         ? []
         : [
