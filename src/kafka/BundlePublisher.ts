@@ -62,6 +62,46 @@ const toKafka = (m: EncodedMessage, partition?: number) => ({
   ...(partition === undefined ? {} : { partition })
 })
 
+type KafkaMessage = ReturnType<typeof toKafka>
+
+/** One produce request of a Kafka transaction: the records of each topic it writes to. */
+export type ProduceRequest = Array<{ readonly topic: string; readonly messages: Array<KafkaMessage> }>
+
+/**
+ * The produce requests of one Kafka transaction. The bundles, the dead letters and the first `requestBytes` of
+ * transaction records share one request, the rest of the transaction records follow in requests of that size:
+ * each request is a partition registration with the coordinator and a produce round trip (and, on brokers that
+ * verify transactional partitions, a check of its own), so one request where there were three saves two of each
+ * per transaction. A read_committed subscriber sees none of it before the commit, so the order of the requests
+ * within the transaction is nobody's concern; the order of each partition's records is kept.
+ */
+export const produceRequests = (
+  topics: { readonly blocks: string; readonly deadLetter: string; readonly transactions: string },
+  blockPartitions: number,
+  bundles: ReadonlyArray<EncodedMessage>,
+  letters: ReadonlyArray<EncodedMessage>,
+  transactions: ReadonlyArray<EncodedMessage>,
+  requestBytes: number
+): Array<ProduceRequest> => {
+  const first: ProduceRequest = []
+  // Bundles go to the partition their seqno names (0 with the default single partition), never to the key hash.
+  if (bundles.length > 0) {
+    first.push({
+      topic: topics.blocks,
+      messages: bundles.map((b) => toKafka(b, blockPartitionOf(Number(b.key), blockPartitions)))
+    })
+  }
+  if (letters.length > 0) first.push({ topic: topics.deadLetter, messages: letters.map((l) => toKafka(l, 0)) })
+  const requests: Array<ProduceRequest> = []
+  for (const part of chunkBySize(transactions, requestBytes)) {
+    const records = { topic: topics.transactions, messages: part.map((t) => toKafka(t)) }
+    if (requests.length === 0) requests.push([...first, records])
+    else requests.push([records])
+  }
+  if (requests.length === 0 && first.length > 0) requests.push(first)
+  return requests
+}
+
 /** `range`: the backfill range this publisher fills, so that its resume point ignores other producers' ranges. */
 export const makeBundlePublisher = (transactionalId: string, range?: { readonly from: number; readonly to: number }) =>
   Effect.gen(function* () {
@@ -108,33 +148,16 @@ export const makeBundlePublisher = (transactionalId: string, range?: { readonly 
         try: async () => {
           const tx = await producer.transaction()
           try {
-            // Bundles go to the partition their seqno names (0 with the default single partition), never to the
-            // key hash. One request per chunk: `publish` already bounded its size below the record batch limit.
-            if (bundles.length > 0) {
-              await tx.send({
-                topic: client.topics.blocks,
-                compression,
-                acks: -1,
-                messages: bundles.map((b) => toKafka(b, blockPartitionOf(Number(b.key), client.blockPartitions)))
-              })
-            }
-            if (letters.length > 0) {
-              await tx.send({
-                topic: client.topics.deadLetter,
-                compression,
-                acks: -1,
-                messages: letters.map((l) => toKafka(l, 0))
-              })
-            }
-            // Many small records: sent in requests bounded like the bundles', all inside this one transaction.
-            for (const part of chunkBySize(transactions, Math.min(recordBatchBytes, TRANSACTION_REQUEST_BYTES))) {
-              await tx.send({
-                topic: client.topics.transactions,
-                compression,
-                acks: -1,
-                messages: part.map((t) => toKafka(t))
-              })
-            }
+            // `publish` already bounded the bundles' size below the record batch limit.
+            const requests = produceRequests(
+              client.topics,
+              client.blockPartitions,
+              bundles,
+              letters,
+              transactions,
+              Math.min(recordBatchBytes, TRANSACTION_REQUEST_BYTES)
+            )
+            for (const topicMessages of requests) await tx.sendBatch({ topicMessages, compression, acks: -1 })
             await tx.commit()
           } catch (e) {
             await tx.abort().catch(() => undefined)

@@ -1,7 +1,7 @@
 import { Either } from "effect"
 import { describe, expect, it } from "vitest"
 import { decodeBundle, encodeBundle, messageMcSeqno } from "../../../src/kafka/codec.js"
-import { chunkBySize } from "../../../src/kafka/BundlePublisher.js"
+import { chunkBySize, produceRequests } from "../../../src/kafka/BundlePublisher.js"
 import { topicNames, topicSpecs } from "../../../src/kafka/topics.js"
 import { bundle, msg, tx } from "./records.js"
 
@@ -49,5 +49,22 @@ describe("topics", () => {
   it("chunks produce requests by size, never leaving an oversized item out", () => {
     const items = [10, 10, 25, 5, 5].map((n) => ({ value: Buffer.alloc(n) }))
     expect(chunkBySize(items, 20).map((c) => c.map((i) => i.value.length))).toEqual([[10, 10], [25], [5, 5]])
+  })
+
+  it("sends a Kafka transaction's bundles, dead letters and first records in one produce request", () => {
+    const topics = { blocks: "b", deadLetter: "d", transactions: "t" }
+    const rec = (key: string, bytes: number) => ({ key, value: Buffer.alloc(bytes), headers: {} })
+    const shape = (requests: ReturnType<typeof produceRequests>) =>
+      requests.map((r) => r.map((t) => `${t.topic}:${t.messages.map((m) => `${m.key}${"partition" in m ? `@${m.partition}` : ""}`).join(",")}`))
+    const bundles = [rec("7", 50), rec("8", 50)]
+    const letters = [rec("x", 5)]
+    const txs = [rec("a", 10), rec("b", 10), rec("c", 25), rec("d", 5)]
+    // One request per transaction where three went before; the records' order within each topic is kept.
+    expect(shape(produceRequests(topics, 2, bundles, letters, txs, 1000))).toEqual([["b:7@1,8@0", "d:x@0", "t:a,b,c,d"]])
+    // Records past the request size follow in requests of their own, after the one that carries the bundles.
+    expect(shape(produceRequests(topics, 1, bundles, [], txs, 20))).toEqual([["b:7@0,8@0", "t:a,b"], ["t:c"], ["t:d"]])
+    expect(shape(produceRequests(topics, 1, bundles, letters, [], 20))).toEqual([["b:7@0,8@0", "d:x@0"]])
+    expect(shape(produceRequests(topics, 1, [], letters, [], 20))).toEqual([["d:x@0"]])
+    expect(produceRequests(topics, 1, [], [], [], 20)).toEqual([])
   })
 })
