@@ -76,10 +76,10 @@ const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 
 /**
  * The local broker's JVM: a small heap and G1 with short pauses, as Kafka's own start script has it, and the JIT
- * stopped at its quick tier (C1). On the 50k-transaction bench the compiler threads were 0.088 of the broker's 0.201
- * ms/tx after the clock (median of four runs) while the code they optimise (request handling; the bytes move in
- * native code: zstd, CRC32C, sendfile) took 0.074: a broker that starts with a backfill or a demo never earns its
- * optimising compiles back (with C1: 0.124 ms/tx, handlers and network 0.064). KAFKA_LOCAL_JVM_OPTIONS with
+ * stopped at its quick tier (C1). On the 50k-transaction bench the compiler threads were 0.088 of the broker's 0.192
+ * ms/tx after the clock (median of five runs) while the code they optimise (request handling; the bytes move in
+ * native code: zstd, CRC32C, sendfile) took 0.071: a broker that starts with a backfill or a demo never earns its
+ * optimising compiles back (with C1: 0.116 ms/tx, handlers and network 0.063). KAFKA_LOCAL_JVM_OPTIONS with
  * -XX:TieredStopAtLevel=4 restores C2 (BENCHMARKS.md, "the Kafka leg").
  */
 export const LOCAL_BROKER_JVM_OPTIONS: ReadonlyArray<string> = [
