@@ -6,7 +6,7 @@ import { Effect, Exit, Fiber } from "effect"
 import { Functions } from "ton-lite-client/dist/schema.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { parseDirect } from "../../../src/source/liteserver/addresses.js"
-import { makeLitePool } from "../../../src/source/liteserver/Pool.js"
+import { type LitePool, makeLitePool } from "../../../src/source/liteserver/Pool.js"
 import { UpstreamError } from "../../../src/source/types.js"
 import { generateChain } from "../../../tools/fake/generate.js"
 import { withBlockFiles } from "../../../tools/fake/liteserver/blocks.js"
@@ -29,11 +29,21 @@ describe("the liteserver pool's retries", { timeout: 60_000 }, () => {
   const pool = (retries: number, retryBaseMs: number) =>
     makeLitePool({ servers: parseDirect(ls.config)!, timeoutMs: 2_000, retries, retryBaseMs, retryMaxMs: retryBaseMs })
 
-  it("gives up after `retries` retries with the last attempt's reason; answers once the fault passes", async () => {
-    ls.setFaults([{ method: "getMasterchainInfo", kind: "error", code: 500 }])
+  /** `body` with a pool of `retries` retries `retryBaseMs` apart while getMasterchainInfo fails with `code`. */
+  const failing = async (code: number, retries: number, retryBaseMs: number, body: (p: LitePool) => Promise<void>) => {
+    ls.setFaults([{ method: "getMasterchainInfo", kind: "error", code }])
     ls.clearRequests()
-    const p = pool(3, 5)
+    const p = pool(retries, retryBaseMs)
     try {
+      await body(p)
+    } finally {
+      p.close()
+      ls.setFaults([])
+    }
+  }
+
+  it("gives up after `retries` retries with the last attempt's reason; answers once the fault passes", () =>
+    failing(500, 3, 5, async (p) => {
       const exit = await Effect.runPromiseExit(p.query(Functions.liteServer_getMasterchainInfo, info))
       expect(Exit.isFailure(exit) && exit.cause._tag === "Fail" && exit.cause.error).toBeInstanceOf(UpstreamError)
       expect(Exit.isFailure(exit) && exit.cause._tag === "Fail" && exit.cause.error.reason).toBe("server_error")
@@ -43,17 +53,10 @@ describe("the liteserver pool's retries", { timeout: 60_000 }, () => {
       const got = await Effect.runPromise(p.query(Functions.liteServer_getMasterchainInfo, info))
       expect(got.serverIndex).toBe(0)
       expect(asked(ls)).toBe(3)
-    } finally {
-      p.close()
-      ls.setFaults([])
-    }
-  })
+    }))
 
-  it("does not retry a reason that is not retried (not found, unless asked to)", async () => {
-    ls.setFaults([{ method: "getMasterchainInfo", kind: "error", code: 651 }])
-    ls.clearRequests()
-    const p = pool(5, 5)
-    try {
+  it("does not retry a reason that is not retried (not found, unless asked to)", () =>
+    failing(651, 5, 5, async (p) => {
       const exit = await Effect.runPromiseExit(p.query(Functions.liteServer_getMasterchainInfo, info))
       expect(Exit.isFailure(exit) && exit.cause._tag === "Fail" && exit.cause.error.reason).toBe("not_found")
       expect(asked(ls)).toBe(1)
@@ -63,34 +66,20 @@ describe("the liteserver pool's retries", { timeout: 60_000 }, () => {
       )
       expect(Exit.isFailure(again)).toBe(true)
       expect(asked(ls)).toBe(6)
-    } finally {
-      p.close()
-      ls.setFaults([])
-    }
-  })
+    }))
 
-  it("an interrupted query sends no more attempts", async () => {
-    ls.setFaults([{ method: "getMasterchainInfo", kind: "error", code: 500 }])
-    ls.clearRequests()
-    const p = pool(8, 200)
-    try {
+  it("an interrupted query sends no more attempts", () =>
+    failing(500, 8, 200, async (p) => {
       const fiber = Effect.runFork(p.query(Functions.liteServer_getMasterchainInfo, info))
       await new Promise((r) => setTimeout(r, 100))
       expect(asked(ls)).toBe(1)
       await Effect.runPromise(Fiber.interrupt(fiber))
       await new Promise((r) => setTimeout(r, 600))
       expect(asked(ls)).toBe(1)
-    } finally {
-      p.close()
-      ls.setFaults([])
-    }
-  })
+    }))
 
-  it("closing the pool ends a query still retrying, without waiting out its backoff", async () => {
-    ls.setFaults([{ method: "getMasterchainInfo", kind: "error", code: 500 }])
-    ls.clearRequests()
-    const p = pool(8, 5_000)
-    try {
+  it("closing the pool ends a query still retrying, without waiting out its backoff", () =>
+    failing(500, 8, 5_000, async (p) => {
       const pending = p.ask(Functions.liteServer_getMasterchainInfo, info)
       const settled = pending.then(
         () => "answered",
@@ -103,9 +92,5 @@ describe("the liteserver pool's retries", { timeout: 60_000 }, () => {
       expect(await settled).toBe("the liteserver pool is closed")
       expect(Date.now() - closedAt).toBeLessThan(1_000)
       expect(asked(ls)).toBe(1)
-    } finally {
-      p.close()
-      ls.setFaults([])
-    }
-  })
+    }))
 })
