@@ -37,6 +37,7 @@ import { decodeTransaction } from "../src/ton/decode.js"
 import type { BlockRecord, MasterchainBundle } from "../src/ton/record.js"
 import { MemoryTxStore } from "../tools/fake/memoryStore.js"
 import { parseCli } from "../src/infra/cli.js"
+import { peakRssBytes, readStat } from "./lib/proc.js"
 
 // No options: every setting is an environment variable (see the comment at the top).
 parseCli(
@@ -267,15 +268,11 @@ const loadPaths = (base: string, paths: ReadonlyArray<string>): Promise<Autocann
     )
   })
 
-const CLOCK_TICKS = 100
-
 /** CPU seconds (user + system) and peak RSS (VmHWM) of a running process, from /proc. */
-const procUsage = (pid: number): { cpu: number; peakRss: number } => {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))
-  return { cpu: (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS, peakRss: Number(m?.[1] ?? 0) * 1024 }
-}
+const procUsage = (pid: number): { cpu: number; peakRss: number } => ({
+  cpu: readStat(`/proc/${pid}/stat`).cpu,
+  peakRss: peakRssBytes(pid)
+})
 
 /** The product's API runnable (pipelines/api.ts of BENCH_PROJECT_DIR) over the store; resolves once it listens. */
 const startRunnable = async (

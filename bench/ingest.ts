@@ -31,12 +31,13 @@
 // consumer's ClickHouse data directory there (reused as is when it already holds the whole chain), which is how the
 // API benchmark gets its million-transaction store. Numbers are printed, never asserted.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process"
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { parseCli } from "../src/infra/cli.js"
 import { chainStats } from "../tools/fake/ChainData.js"
 import { benchChain, chainTransactionBocs } from "./lib/chain.js"
+import { peakRssBytes, readStat, threadStats } from "./lib/proc.js"
 import type { ChainData } from "../tools/fake/ChainData.js"
 import { startFakeToncenter } from "../tools/fake/server.js"
 import { type LiteChain, withBlockFiles } from "../tools/fake/liteserver/blocks.js"
@@ -172,27 +173,11 @@ const memLogLine = (name: string, s: MemSample | undefined, m: Map<string, numbe
 }
 /** CPU seconds (user + system) each process used, last sample before it exited. */
 const cpuSeconds = new Map<string, number>()
-const CLOCK_TICKS = 100
 /** CPU seconds per thread name (/proc/<pid>/task/<tid>/comm) of the pipeline processes, last sample. */
 const threadCpu = new Map<string, Map<string, number>>()
 const sampleThreads = (name: string, pid: number) => {
-  const byTid = new Map<string, [string, number]>()
-  try {
-    for (const tid of readdirSync(`/proc/${pid}/task`)) {
-      try {
-        const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8")
-        const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")).replace(/[0-9]+$/, "#")
-        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-        byTid.set(tid, [comm, (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS])
-      } catch {
-        // the thread ended between listing and reading
-      }
-    }
-  } catch {
-    return
-  }
   const seen = threadCpuTids.get(name) ?? new Map<string, [string, number]>()
-  for (const [tid, v] of byTid) seen.set(tid, v)
+  for (const [tid, t] of threadStats(pid)) seen.set(tid, [t.comm.replace(/[0-9]+$/, "#"), t.cpu])
   threadCpuTids.set(name, seen)
   // The main thread is the one whose id is the process's (a library may rename it); other threads of one name are
   // told apart by their start order.
@@ -210,24 +195,6 @@ const sampleThreads = (name: string, pid: number) => {
   threadCpu.set(name, sums)
 }
 const threadCpuTids = new Map<string, Map<string, [string, number]>>()
-/** CPU seconds of each thread (by id) of a process now, from /proc/<pid>/task/<tid>/stat. */
-const tidCpu = (pid: number): Map<string, number> => {
-  const out = new Map<string, number>()
-  try {
-    for (const tid of readdirSync(`/proc/${pid}/task`)) {
-      try {
-        const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8")
-        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-        out.set(tid, (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS)
-      } catch {
-        // the thread ended between listing and reading
-      }
-    }
-  } catch {
-    // the process is gone
-  }
-  return out
-}
 /**
  * The broker JVM's thread names by thread id, from `jstack` (its `nid=0x..` is the kernel's thread id): the kernel's
  * 15-character names cannot tell Kafka's network threads from its request handlers. Digits become `#`, so that a pool
@@ -242,20 +209,14 @@ const jvmThreadNames = (pid: number): Map<string, string> => {
   }
   return out
 }
-/** The broker's CPU by thread name between two `tidCpu` snapshots (threads started in between count from zero). */
-const jvmThreadCpu = (pid: number, before: Map<string, number>, after: Map<string, number>): Map<string, number> => {
+type ThreadStats = ReturnType<typeof threadStats>
+/** The broker's CPU by thread name between two `threadStats` snapshots (threads started in between count from zero). */
+const jvmThreadCpu = (pid: number, before: ThreadStats, after: ThreadStats): Map<string, number> => {
   const names = jvmThreadNames(pid)
   const sums = new Map<string, number>()
-  for (const [tid, sec] of after) {
-    let name = names.get(tid)
-    if (name === undefined) {
-      try {
-        name = `${readFileSync(`/proc/${pid}/task/${tid}/comm`, "utf8").trim().replace(/[0-9]+/g, "#")} (kernel name)`
-      } catch {
-        name = "(ended)"
-      }
-    }
-    sums.set(name, (sums.get(name) ?? 0) + sec - (before.get(tid) ?? 0))
+  for (const [tid, t] of after) {
+    const name = names.get(tid) ?? `${t.comm.replace(/[0-9]+/g, "#")} (kernel name)`
+    sums.set(name, (sums.get(name) ?? 0) + t.cpu - (before.get(tid)?.cpu ?? 0))
   }
   return sums
 }
@@ -267,12 +228,8 @@ const sampleRss = () => {
     const p = pid()
     if (p === undefined) continue
     try {
-      const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${p}/status`, "utf8"))
-      if (m) peakRss.set(name, Math.max(peakRss.get(name) ?? 0, Number(m[1]) * 1024))
-      // Fields 14 and 15 of /proc/<pid>/stat (after the parenthesised command name): utime and stime in ticks.
-      const stat = readFileSync(`/proc/${p}/stat`, "utf8")
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-      cpuSeconds.set(name, (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS)
+      peakRss.set(name, Math.max(peakRss.get(name) ?? 0, peakRssBytes(p)))
+      cpuSeconds.set(name, readStat(`/proc/${p}/stat`).cpu)
       if (name === "producer" || name === "consumer") sampleThreads(name, p)
     } catch {
       // the process exited between samples; its last sample stands
@@ -544,7 +501,7 @@ const main = async () => {
     sampleRss()
     const cpuAtStart = new Map(cpuSeconds)
     const brokerPid = kafka.pid()
-    const brokerThreadsAtStart = brokerPid === undefined ? new Map<string, number>() : tidCpu(brokerPid)
+    const brokerThreadsAtStart: ThreadStats = brokerPid === undefined ? new Map() : threadStats(brokerPid)
     const start = Date.now()
     const producer = child("producer", "pipelines/producer.ts", {
       ...common,
@@ -627,7 +584,7 @@ const main = async () => {
     sampleRss()
     // The broker's threads over the clock, read before anyone stops (its clients' goodbyes are no part of the run).
     const brokerThreads =
-      brokerPid === undefined ? new Map<string, number>() : jvmThreadCpu(brokerPid, brokerThreadsAtStart, tidCpu(brokerPid))
+      brokerPid === undefined ? new Map<string, number>() : jvmThreadCpu(brokerPid, brokerThreadsAtStart, threadStats(brokerPid))
     producer.kill("SIGTERM")
     consumer.kill("SIGTERM")
     await sleep(500)

@@ -7,12 +7,13 @@
 // process's CPU per request (client included) and its split between the main thread, Node's other threads (libuv
 // pool, V8) and the engine's. Numbers are printed, never asserted.
 import { Agent, request } from "node:http"
-import { readdirSync, readFileSync } from "node:fs"
+import { readFileSync } from "node:fs"
 import { loadavg } from "node:os"
 import { buildApp } from "../src/api/app.js"
 import type { ClickHouseHandle } from "../src/clickhouse/ClickHouse.js"
 import { readClients } from "../src/store/readers.js"
 import { ClickHouseTxStore, type ReadConnection } from "../src/store/Store.js"
+import { threadStats } from "./lib/proc.js"
 
 const dir = process.env.BENCH_STORE_DIR
 if (dir === undefined) throw new Error("BENCH_STORE_DIR: a copy of a store kept by `npm run bench:ingest -- --store DIR`")
@@ -25,17 +26,8 @@ const median = (xs: ReadonlyArray<number>): number => [...xs].sort((a, b) => a -
 // CPU ms by thread class from /proc (clock ticks of 10 ms: meaningful summed over hundreds of requests)
 const threadCpu = (): Record<"main" | "node" | "engine", number> => {
   const out = { main: 0, node: 0, engine: 0 }
-  for (const t of readdirSync("/proc/self/task")) {
-    let s: string
-    try {
-      s = readFileSync(`/proc/self/task/${t}/stat`, "utf8")
-    } catch {
-      continue
-    }
-    const name = s.slice(s.indexOf("(") + 1, s.lastIndexOf(")"))
-    const f = s.slice(s.lastIndexOf(")") + 2).split(" ")
-    const ms = (Number(f[11]) + Number(f[12])) * 10
-    out[t === String(process.pid) ? "main" : name === "node" ? "node" : "engine"] += ms
+  for (const [t, { comm, cpu }] of threadStats("self")) {
+    out[t === String(process.pid) ? "main" : comm === "node" ? "node" : "engine"] += cpu * 1000
   }
   return out
 }

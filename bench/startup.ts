@@ -6,10 +6,11 @@
  * Usage: npm run build && npx tsx bench/startup.ts [--rounds 1]. Numbers are printed, never asserted.
  */
 import { spawn } from "node:child_process"
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, rmSync } from "node:fs"
 import { cpus, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { parseCli } from "../src/infra/cli.js"
+import { peakRssBytes, readStat } from "./lib/proc.js"
 import { repoRoot } from "../src/infra/paths.js"
 import { startLocalKafka } from "../src/infra/kafkaBroker.js"
 import { startFakeToncenter } from "../tools/fake/server.js"
@@ -19,7 +20,6 @@ const USAGE = `Usage: npm run bench:startup -- [--rounds 1]
   Start-up time and CPU of the runnables; numbers are printed, never asserted.`
 const args = parseCli({ rounds: { type: "string", default: "1" } }, USAGE)
 
-const CLOCK_TICKS = 100
 
 interface Sample {
   readonly firstLineMs: number | undefined
@@ -33,10 +33,7 @@ interface Sample {
 
 const procStatus = (pid: number): { hwmKb: number; cpu: number } | undefined => {
   try {
-    const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-    return { hwmKb: Number(hwm?.[1] ?? 0), cpu: (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS }
+    return { hwmKb: peakRssBytes(pid) / 1024, cpu: readStat(`/proc/${pid}/stat`).cpu }
   } catch {
     return undefined
   }
