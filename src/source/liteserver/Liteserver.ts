@@ -350,8 +350,6 @@ export interface LiteserverUpstream extends UpstreamService {
   readonly requests: () => number
   /** getAccountState answers used so far (LITESERVER_ACCOUNT_STATES=block+lookup). */
   readonly accountLookups: () => number
-  /** Bytes of fetched blocks the reader holds for bundles not yet handed on (the bundles being walked). */
-  readonly heldBlockBytes: () => number
   readonly pool: LitePool
 }
 
@@ -372,7 +370,6 @@ export const makeLiteserverUpstream = (opts: LitePoolOptions & ReaderOptions) =>
       ...(reader.bundleFiles === undefined ? {} : { bundleFiles: reader.bundleFiles }),
       requests: pool.requests,
       accountLookups: reader.accountLookups,
-      heldBlockBytes: reader.heldBlockBytes,
       pool
     } satisfies LiteserverUpstream
   })
