@@ -8,7 +8,6 @@ import { backfillTxPages } from "../src/store/backfillPages.js"
 import { backfillV3Pages } from "../src/store/backfillV3Pages.js"
 import { backfillV2Pages } from "../src/store/backfillV2Pages.js"
 import { fillAccountLookupsKv } from "../src/store/accountLookupsKv.js"
-import { fillV3PageKeys } from "../src/store/backfillV3PageKeys.js"
 import { redecodeBodies } from "../src/store/redecode.js"
 import { installFastCellHash } from "../src/ton/fastHash.js"
 
@@ -61,11 +60,6 @@ const program = Effect.gen(function* () {
       })
     )
     if (rows > 0) yield* Console.log(`v3_pages: filled ${rows} masterchain block rows`)
-  }
-  // The keys of every `v3_pages` row stored before their table's view (sql/0144); off on a cluster (per-node table).
-  if (ch.cluster === undefined) {
-    const rows = yield* Effect.promise(() => fillV3PageKeys(ch.client))
-    if (rows !== null) yield* Console.log(`v3_page_keys: copied the keys of ${rows} masterchain block rows`)
   }
   // Every done block's key-value v2 page row (sql/0132), from stored pieces; off on a cluster (per-node table).
   if (ch.cluster === undefined) {

@@ -14,7 +14,6 @@ import { installFastCellHash } from "../ton/fastHash.js"
 import { backfillV3Pages } from "./backfillV3Pages.js"
 import { backfillV2Pages } from "./backfillV2Pages.js"
 import { fillAccountLookupsKv } from "./accountLookupsKv.js"
-import { fillV3PageKeys } from "./backfillV3PageKeys.js"
 import { redecodeBodies, type RedecodeReport } from "./redecode.js"
 
 export class BodyRedecode extends Context.Tag("ton-exporter/BodyRedecode")<
@@ -77,12 +76,6 @@ export class BodyRedecode extends Context.Tag("ton-exporter/BodyRedecode")<
       await fill("v3_pages", async () => {
         const rows = await backfillV3Pages(ch.client, { signal: controller.signal })
         return rows > 0 ? `v3_pages: filled ${rows} masterchain block rows` : null
-      })
-      // Then the keys of the `v3_pages` rows stored before their table's view (sql/0144), once: off on a cluster.
-      if (controller.signal.aborted) return report
-      await fill("v3_page_keys", async () => {
-        const rows = await fillV3PageKeys(ch.client)
-        return rows === null ? null : `v3_page_keys: copied the keys of ${rows} masterchain block rows`
       })
       // Then the key-value v2 page rows (sql/0132) of done blocks not filled yet, the same way.
       if (controller.signal.aborted) return report

@@ -34,11 +34,6 @@ export class SharedStatements<Q, A> {
     private readonly joins: (group: ReadonlyArray<Q>, q: Q) => boolean = () => true
   ) {}
 
-  /** Whether no statement of the kind runs and no request waits: a request submitted now goes out alone, at once. */
-  get idle(): boolean {
-    return this.running === 0 && this.waiting.length === 0
-  }
-
   submit(q: Q): Promise<A> {
     return new Promise<A>((resolve, reject) => {
       this.waiting.push({ q, resolve, reject })

@@ -234,69 +234,6 @@ const splitPageLine = (line: Buffer): { before: string; after: string; book: str
   }
 }
 
-/** Whether every key of `keys` is in `asked`. */
-const covers = (asked: ReadonlySet<string>, keys: ReadonlySet<string>): boolean => {
-  for (const k of keys) if (!asked.has(k)) return false
-  return true
-}
-
-/**
- * One page's states and code hashes from the found rows of `account_lookups_kv` (key -> value) of a statement that
- * asked at least its keys: its hashes' states (a hash without a row is a hash-only state, rendered as an absent one),
- * its book's code hashes ('' for an account that lost its code). `memo` keeps states parsed for other pages.
- */
-const pageLookups = (
-  values: ReadonlyMap<string, string>,
-  a: { readonly hashes: ReadonlySet<string>; readonly book: ReadonlySet<string> },
-  memo: Map<string, AccountStateRecord>
-): { states: Map<string, AccountStateRecord>; codes: Map<string, string | null> } => {
-  const states = new Map<string, AccountStateRecord>()
-  for (const h of a.hashes) {
-    let state = memo.get(h)
-    if (state === undefined) {
-      const value = values.get(h)
-      if (value === undefined) continue
-      state = stateRecord(h, JSON.parse(value) as StateKvValue)
-      memo.set(h, state)
-    }
-    states.set(h, state)
-  }
-  const codes = new Map<string, string | null>()
-  for (const account of a.book) {
-    const code = values.get(account)
-    if (code !== undefined) codes.set(account, code === "" ? null : code)
-  }
-  return { states, codes }
-}
-
-/**
- * The pages' slices of an array column of their blocks' rows in `v3_pages` order (its `lines`, or the same lines' keys
- * in `v3_page_keys`; both rows carry `asc_rank`), `keys` the blocks' literal array: a descending page is a slice of
- * the array, an ascending one the elements whose ascending position falls in the page, ordered by it. Pages of one
- * shape take it as constants; an offset or limit they differ in is taken by each row from literal arrays by its block
- * (`transform`), and only the orders asked are cut (both, an `if` per row, only when both are).
- */
-const pageSlice = (blocks: ReadonlyArray<V3PageAsk>, keys: string, column: string): string => {
-  // an argument the pages share is a constant, one they differ in is looked up by each row's block
-  const perRow = (type: string, value: (a: V3PageAsk) => string): string => {
-    const values = blocks.map(value)
-    return values.every((v) => v === values[0])
-      ? values[0]!
-      : `transform(mc_block_seqno, CAST(${keys} AS Array(UInt32)), CAST([${values.join(",")}] AS Array(${type})), to${type}(0))`
-  }
-  const offset = perRow("UInt64", (a) => uint64Number(a.offset))
-  const limit = perRow("UInt32", (a) => uint32(a.limit))
-  const inPage = `r > ${offset} AND r <= ${offset} + ${limit}`
-  const asc = `arraySort((x, r) -> r, arrayFilter((x, r) -> ${inPage}, ${column}, asc_rank), arrayFilter(r -> ${inPage}, asc_rank))`
-  const desc = `arraySlice(${column}, ${offset} + 1, ${limit})`
-  const sorts = new Set(blocks.map((a) => a.sort))
-  return sorts.size === 2
-    ? `if(${perRow("UInt8", (a) => (a.sort === "asc" ? "1" : "0"))} = 1, ${asc}, ${desc})`
-    : sorts.has("asc")
-      ? asc
-      : desc
-}
-
 export class ClickHouseTxStore implements TxStore, PageTextStore {
   readonly pages: PageTextStore = this
   // A block of a done masterchain block never changes again (TxStore's invariant), so its header is remembered:
@@ -548,8 +485,7 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
    * ALL looked up by the literal keys the first one returned (each table's key). Once `account_lookups_kv` is filled
    * that second statement is one multi-get of it (its code rows each already the newest done report); until then,
    * and on a cluster, the code hashes are every `latest_account_code` row of the addresses, taken as `codeHashes`
-   * takes them (`newestDoneCodes`; a third statement only for rows of the newest blocks). A lone page on a filled
-   * store sends its lookups beside its lines instead, by the keys stored for them (`v3PageKeysLookups`).
+   * takes them (`newestDoneCodes`; a third statement only for rows of the newest blocks).
    */
   async v3PageText(
     seqno: number,
@@ -578,25 +514,10 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
       this.rememberMcDone(seqno)
       done = true
     }
-    const ask = { seqno, ...o }
-    // A lone page (no page statement running or waiting, so none to share) sends its lookups beside its lines, by the
-    // keys its block's `v3_page_keys` row holds for them (sql/0144): it waits for the slower of the two statements
-    // instead of both in turn. Those keys are used only when they cover the keys of the lines it got; else (no such
-    // row, or one left from lines rendered again) the lookups are read by the lines' keys after all.
-    const beside =
-      done && this.pageKv && this.lookupsKvFilled && this.v3Pages.idle && this.lookups.idle
-        ? this.v3PageKeysLookups(ask).catch(() => null)
-        : null
-    const lines = done && this.pageKv ? await this.v3Pages.submit(ask) : null
+    const lines = done && this.pageKv ? await this.v3Pages.submit({ seqno, ...o }) : null
     if (lines !== null) {
       for (const line of lines) take(line)
-      if (txs.length === 0) return null
-      const got = beside === null ? null : await beside
-      if (got !== null && covers(got.asked, hashes) && covers(got.asked, book)) {
-        const { states, codes } = pageLookups(got.values, { hashes, book }, new Map())
-        return { txs, states, book: [...book], codeHashes: codes }
-      }
-      return this.v3Lookups(txs, hashes, book)
+      return txs.length === 0 ? null : this.v3Lookups(txs, hashes, book)
     }
     // Columns without tabs or newlines (decimal, hex and base64 text, addresses joined by spaces), the JSON piece last:
     // compact JSON holds neither character raw (txPageRow checks), so each line splits at its first three tabs.
@@ -616,15 +537,37 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
 
   /**
    * The pages' lines cut from their blocks' `v3_pages` rows (sql/0131) by one key lookup of every block (one shape
-   * per block: `fitsPageGroup`) whose statement returns only the pages' lines, in page order (`pageSlice`): pages of
-   * one shape (a lone page among them) make the lone page's statement with more keys. Null for a block without a row.
+   * per block: `fitsPageGroup`) whose statement returns only the pages' lines, in page order: a descending page is a
+   * slice of the row's lines, an ascending one the lines whose ascending position falls in the page, ordered by it.
+   * Pages of one shape (a lone page among them) take it as constants, so their statement is the lone page's with more
+   * keys; an offset or limit the pages differ in is taken by each row from literal arrays by its block (`transform`),
+   * and the statement cuts only the orders asked (both, an `if` per row, only when both are). Null for a block
+   * without a row.
    */
   private async v3PageLines(asks: ReadonlyArray<V3PageAsk>): Promise<Array<Array<Buffer> | null>> {
     const shapes = new Map<number, V3PageAsk>()
     for (const a of asks) shapes.set(a.seqno, a)
     const blocks = [...shapes.values()]
     const keys = uint32Array(blocks.map((a) => a.seqno))
-    const page = pageSlice(blocks, keys, "lines")
+    // an argument the pages share is a constant, one they differ in is looked up by each row's block
+    const perRow = (type: string, value: (a: V3PageAsk) => string): string => {
+      const values = blocks.map(value)
+      return values.every((v) => v === values[0])
+        ? values[0]!
+        : `transform(mc_block_seqno, CAST(${keys} AS Array(UInt32)), CAST([${values.join(",")}] AS Array(${type})), to${type}(0))`
+    }
+    const offset = perRow("UInt64", (a) => uint64Number(a.offset))
+    const limit = perRow("UInt32", (a) => uint32(a.limit))
+    const inPage = `r > ${offset} AND r <= ${offset} + ${limit}`
+    const asc = `arraySort((x, r) -> r, arrayFilter((x, r) -> ${inPage}, lines, asc_rank), arrayFilter(r -> ${inPage}, asc_rank))`
+    const desc = `arraySlice(lines, ${offset} + 1, ${limit})`
+    const sorts = new Set(blocks.map((a) => a.sort))
+    const page =
+      sorts.size === 2
+        ? `if(${perRow("UInt8", (a) => (a.sort === "asc" ? "1" : "0"))} = 1, ${asc}, ${desc})`
+        : sorts.has("asc")
+          ? asc
+          : desc
     // Per row: the block, its page's line count, then the lines, each with no raw tab or newline of its own but tabs
     // between its fields, so a row is its first two tab-ended fields and that many newline-ended lines.
     // The engine's former analyzer plans this statement with less CPU, the same answer (BENCHMARKS.md, 2026-11-25).
@@ -732,38 +675,25 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
       this.lookupsKvFilled = true
     }
     const states = new Map<string, AccountStateRecord>()
-    return asks.map((a) => ({ filled: true, ...pageLookups(values, a, states) }))
-  }
-
-  /**
-   * A lone page's lookups by the keys its block's `v3_page_keys` row (sql/0144) holds for the page's lines, taken from
-   * that row's slice as its lines are from `v3_pages` (`pageSlice`), looked up in `account_lookups_kv` by the engine's
-   * direct join (a multi-get of the keys, no right-hand pipeline): every key asked, and the found ones' values. One
-   * statement, planned without the page's lines, so it runs beside theirs. Only once the table is known filled.
-   */
-  private async v3PageKeysLookups(ask: V3PageAsk): Promise<{ asked: Set<string>; values: Map<string, string> }> {
-    const key = uint32Array([ask.seqno])
-    const [keys, found, foundValues] = nativeStringColumns(
-      await this.bytes(
-        `SELECT k, l.key, l.value FROM v3_page_keys
-         ARRAY JOIN arrayDistinct(splitByChar(' ', arrayStringConcat(${pageSlice([ask], key, "keys")}, ' '))) AS k
-         LEFT JOIN account_lookups_kv AS l ON k = l.key
-         WHERE mc_block_seqno IN ${key}
-         SETTINGS enable_analyzer = 0, join_algorithm = 'direct'
-         FORMAT Native`
-      ),
-      3
-    )
-    const asked = new Set<string>()
-    const values = new Map<string, string>()
-    for (let i = 0; i < keys!.length; i++) {
-      const k = keys![i]!
-      // the empty key is the table's filled marker, never a page's key (an empty page's slice splits into it)
-      if (k === "") continue
-      asked.add(k)
-      if (found![i] === k) values.set(k, foundValues![i]!)
-    }
-    return { asked, values }
+    return asks.map((a) => {
+      const own = new Map<string, AccountStateRecord>()
+      for (const h of a.hashes) {
+        let state = states.get(h)
+        if (state === undefined) {
+          const value = values.get(h)
+          if (value === undefined) continue
+          state = stateRecord(h, JSON.parse(value) as StateKvValue)
+          states.set(h, state)
+        }
+        own.set(h, state)
+      }
+      const codes = new Map<string, string | null>()
+      for (const account of a.book) {
+        const code = values.get(account)
+        if (code !== undefined) codes.set(account, code === "" ? null : code)
+      }
+      return { filled: true, states: own, codes }
+    })
   }
 
   /**

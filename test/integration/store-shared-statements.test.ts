@@ -214,12 +214,8 @@ describe("statements shared by concurrent page reads", () => {
     // a state hash of one page: the lookups of every page referencing it fail, alone or shared
     const poisonHash = (await aloneStore().v3PageText(701, SHAPES[0]!, true))!.txs[0]!.after
     const v2Poison = bundles[2]!.shard_blocks[0]!.id
-    // a lone page's lookups by its stored keys (sql/0144) refused too, so it reads them by its lines' keys as shared
-    // pages do, and fails with them
     const refuse = (sql: string): string | null =>
-      sql.includes("FROM v3_page_keys")
-        ? "v3_page_keys"
-        : sql.includes("FROM v3_pages") && new RegExp(`[\\[,]${poisonBlock}[\\],]`).test(sql)
+      sql.includes("FROM v3_pages") && new RegExp(`[\\[,]${poisonBlock}[\\],]`).test(sql)
         ? "v3_pages"
         : sql.includes("FROM account_lookups_kv") && sql.includes(poisonHash)
           ? "account_lookups_kv"
