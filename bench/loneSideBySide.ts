@@ -5,7 +5,7 @@
 // scratch table of each block's line keys (`bench_v3_page_keys`, made here from `v3_pages` if missing: what a key
 // table kept at ingest would hold). Over a copy of a store kept by `bench:ingest --store` (BENCH_STORE_DIR: the engine
 // writes to it), sessions with the API's settings, BENCH_BLOCKS (300) random masterchain blocks, pages of 40 newest
-// first with the address book; BENCH_VARIANTS picks variants by name (comma-separated). Variants alternate page by
+// first with the address book; BENCH_VARIANTS picks variants by name ("|"-separated). Variants alternate page by
 // page (so they share the machine's load) and must find the same lines and lookup rows. Prints per variant the
 // median and p90 wall per page and this process's CPU per page (engine threads included); never asserts a number.
 import { Session } from "chdb"
@@ -73,9 +73,14 @@ const kv = (t: Buffer): Map<string, string> => {
 }
 const canonical = (x: Answer): string => JSON.stringify([x.lines, [...x.values].sort()])
 
+// how long the binding's call of the lines statement held this thread in the "in a row" variant, per page
+const held: Array<number> = []
 // today: the lines, then their keys cut here (as the store cuts them) in one split literal
 const inARow = async (n: number): Promise<Answer> => {
-  const lines = lineText(await bytes(a, linesSql(n)))
+  const t0 = performance.now()
+  const first = bytes(a, linesSql(n))
+  held.push(performance.now() - t0)
+  const lines = lineText(await first)
   const { hashes, book } = pageKeys(lines)
   const values = kv(
     await bytes(
@@ -93,11 +98,18 @@ const keysIn = (slice: string): string =>
      arrayMap(x -> arrayStringConcat(splitByChar('\\t', x, 3), ' '), ${slice}), ' '))))`
 const SPLIT = "splitby_max_substrings_includes_remaining_string = 0"
 
+// how long the binding's call of the first statement of a side-by-side pair held this thread, per pair
+const submitted: Array<number> = []
 const sideBySide =
   (lookups: (n: number) => string) =>
   async (n: number): Promise<Answer> => {
-    const [l, v] = await Promise.all([bytes(a, linesSql(n)), bytes(b, native(lookups(n)))])
-    return { lines: lineText(l), values: kv(v) }
+    // the lookups first (the longer statement); the binding's call returns once the engine took the statement, so
+    // the lines go out only after that
+    const t0 = performance.now()
+    const v = bytes(b, native(lookups(n)))
+    submitted.push(performance.now() - t0)
+    const [l, vs] = await Promise.all([bytes(a, linesSql(n)), v])
+    return { lines: lineText(l), values: kv(vs) }
   }
 
 // the lookups statements that take their own keys, by name
@@ -146,7 +158,7 @@ for (const [name, sql] of Object.entries(ownKeys))
 // what a variant reports of its own timing instead of the call's (the literal keys' cut is not the statement's)
 let untimed: [number, NodeJS.CpuUsage] | undefined
 const partial = new Set(Object.keys(variants).filter((name) => name.includes("alone")))
-const only = process.env.BENCH_VARIANTS?.split(",").map((n) => n.trim())
+const only = process.env.BENCH_VARIANTS?.split("|").map((n) => n.trim())
 const chosen = Object.entries(variants).filter(([name]) => only === undefined || only.includes(name))
 
 let x = 12345
@@ -182,6 +194,16 @@ chosen.forEach(([name], j) =>
       `  CPU ${(cpu[j]! / count).toFixed(3)} ms per page`
   )
 )
+if (held.length > 0)
+  console.log(
+    `  in a row: the lines statement's call held this thread p50 ${quantile(held, 0.5).toFixed(3)} ms, ` +
+      `p90 ${quantile(held, 0.9).toFixed(3)} ms (${held.length} pages)`
+  )
+if (submitted.length > 0)
+  console.log(
+    `  side by side: the first statement's call held this thread p50 ${quantile(submitted, 0.5).toFixed(3)} ms, ` +
+      `p90 ${quantile(submitted, 0.9).toFixed(3)} ms (${submitted.length} pairs)`
+  )
 console.log(`load after ${load()}`)
 a.close()
 b.close()
