@@ -52,7 +52,8 @@ for (const pause of pauses) {
       ;(await answer).bytes()
       wall.push(performance.now() - t0)
     }
-    const own = ((readStat(`/proc/self/task/${process.pid}/stat`).cpu - cpu0) * 1000) / count - (how === "busy" ? pause : 0)
+    const own =
+      ((readStat(`/proc/self/task/${process.pid}/stat`).cpu - cpu0) * 1000) / count - (how === "busy" ? pause : 0)
     console.log(
       `  gap ${String(pause).padStart(4)} ms ${how.padEnd(6)}: call held p50 ${quantile(held, 0.5)} ms, ` +
         `p90 ${quantile(held, 0.9)} ms; statement wall p50 ${quantile(wall, 0.5)} ms; this thread ${own.toFixed(2)} ms CPU`

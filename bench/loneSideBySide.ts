@@ -149,7 +149,12 @@ variants["lookups alone, literal keys"] = async (n) => {
   const keys = await literal(n)
   const c = process.cpuUsage()
   const t = performance.now()
-  const v = kv(await bytes(b, native(`SELECT key, value FROM account_lookups_kv WHERE key IN ${keys} SETTINGS enable_analyzer = 0`)))
+  const v = kv(
+    await bytes(
+      b,
+      native(`SELECT key, value FROM account_lookups_kv WHERE key IN ${keys} SETTINGS enable_analyzer = 0`)
+    )
+  )
   untimed = [performance.now() - t, process.cpuUsage(c)]
   return { lines: "", values: v }
 }
