@@ -4,6 +4,7 @@
  */
 import { type TxPageRow, txPageRow } from "../store/pages.js"
 import type { MasterchainBundle } from "../ton/record.js"
+import { withShippedBodies } from "../ton/v3Text.js"
 import { type AccountStateRow, accountStateRows } from "./account_states.js"
 import { type BlockRow, blockRow } from "./blocks.js"
 import { type LatestAccountCodeRow, latestAccountCodeRows } from "./latest_account_code.js"
@@ -117,6 +118,13 @@ export const flattenBundle = (
   b: MasterchainBundle,
   lap?: (part: FlattenPart) => void,
   options: FlattenOptions = {}
+): TableRows => withShippedBodies(b, () => flattenRows(b, lap, options))
+
+// The bodies' decodings come from the bundle when it brought them at this build's release (withShippedBodies).
+const flattenRows = (
+  b: MasterchainBundle,
+  lap: ((part: FlattenPart) => void) | undefined,
+  options: FlattenOptions
 ): TableRows => {
   const pages = b.transactions.map(txPageRow)
   lap?.("tx_pages")

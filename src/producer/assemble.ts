@@ -7,9 +7,11 @@ import { Either } from "effect"
 import { encodeBundle, type DeadLetter, type EncodedMessage } from "../kafka/codec.js"
 import { draftTransactions, type Drafts, NO_DRAFTS } from "../kafka/transactions.js"
 import type { RawMasterchainBundle, RawTransaction } from "../source/Upstream.js"
+import { BODY_DECODER_VERSION } from "../ton/bodies/version.js"
 import { decodeTransaction } from "../ton/decode.js"
 import { decodeTransactionFast } from "../ton/fast/decode.js"
 import type { AccountStateRecord, BlockIdExt, MasterchainBundle, TransactionRecord } from "../ton/record.js"
+import { gatherBodyTexts } from "../ton/v3Text.js"
 import { assignTraceIds } from "../trace/traceIds.js"
 
 export interface DecodeFailure {
@@ -126,15 +128,23 @@ export interface Prepared {
   readonly accountStates: ReadonlyArray<AccountStateRecord>
 }
 
-export const prepare = ({ bundle, deadLetters }: Assembled): Prepared => ({
-  mcSeqno: bundle.mc_seqno,
-  bundle: encodeBundle(bundle, deadLetters.length),
-  deadLetters,
-  blocks: 1 + bundle.shard_blocks.length,
-  transactions: bundle.transactions.length,
-  drafts: draftTransactions(bundle),
-  accountStates: bundle.account_states
-})
+/**
+ * The record carries the bodies' texts its drafts rendered (`decoded_bodies`, tagged with the body decoder's release),
+ * so that the consumer takes them instead of decoding every body again.
+ */
+export const prepare = ({ bundle, deadLetters }: Assembled): Prepared => {
+  const [drafts, texts] = gatherBodyTexts(() => draftTransactions(bundle))
+  const shipped: MasterchainBundle = { ...bundle, decoded_bodies: { decoder_version: BODY_DECODER_VERSION, texts } }
+  return {
+    mcSeqno: bundle.mc_seqno,
+    bundle: encodeBundle(shipped, deadLetters.length),
+    deadLetters,
+    blocks: 1 + bundle.shard_blocks.length,
+    transactions: bundle.transactions.length,
+    drafts,
+    accountStates: bundle.account_states
+  }
+}
 
 /** A masterchain block that upstream could not deliver in a usable form: its dead letter, and nothing to publish. */
 export const deadBundle = (network: string, mcSeqno: number, reason: string, detail: string): Prepared => ({

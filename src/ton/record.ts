@@ -288,4 +288,19 @@ export interface MasterchainBundle {
   readonly account_states: ReadonlyArray<AccountStateRecord>
   /** Latest known code hash per account from enrichment, for the address book's bounceable rule (may be empty). */
   readonly code_hashes: Readonly<Record<RawAddress, HashB64 | null>>
+  /**
+   * The producer's decoding of the bundle's message bodies (what each `message_content.decoded` holds), so that a
+   * reader at the same body decoder release need not decode them again. Absent in records of older producers.
+   */
+  readonly decoded_bodies?: DecodedBodies
+}
+
+/**
+ * Message bodies' decodings as JSON text (Go's dialect, as the v3 API serves `message_content.decoded`), by body cell
+ * hash: every body of the bundle whose decoding is not null; a body not named decodes to null.
+ */
+export interface DecodedBodies {
+  /** The body decoder's release that made them (src/ton/bodies/version.ts). */
+  readonly decoder_version: number
+  readonly texts: Readonly<Record<HashB64, string>>
 }

@@ -2,14 +2,17 @@
  * The v3 Transaction JSON written as text straight from the record: what `goJson(renderV3Transaction(tx, states,
  * shape))` gives, without the object tree and the serializer's walk over it, and with each message body's decoding
  * rendered once per body hash (the producer renders an internal message twice: as its sender's out-message and as
- * its receiver's in-message). Invariant: byte-identical to the object renderers of v3.ts through goJson, which stay
+ * its receiver's in-message), or taken from the texts a bundle record brought (the producer's, at the same body
+ * decoder release). Invariant: byte-identical to the object renderers of v3.ts through goJson, which stay
  * the reference (test/unit/ton/v3Text.test.ts compares them over every fixture and a generated chain's transactions).
  */
 import { Cell } from "@ton/core"
 import { goJson } from "../api/json.js"
 import { decodeBodyBoc, opcodeName, rememberedBody } from "./bodies/decode.js"
+import { BODY_DECODER_VERSION } from "./bodies/version.js"
 import type {
   AccountStateRecord,
+  DecodedBodies,
   ExtraCurrencies,
   HashB64,
   MessageRecord,
@@ -40,18 +43,78 @@ export const BODY_TEXT_MEMO_CHARS = 16 * 1024 * 1024
 
 const texts = new Lru<HashB64, string>(4096, { maxWeight: BODY_TEXT_MEMO_CHARS, weigh: (t) => 32 + t.length })
 
+/** A bundle, or what of it the shipped texts are read from. */
+type WithBodies = { readonly decoded_bodies?: DecodedBodies | undefined }
+
+// While a bundle that brought its bodies' texts is flattened: those texts (see withShippedBodies).
+let shipped: Readonly<Record<HashB64, string>> | undefined
+// While the producer drafts a bundle: every non-null text rendered, by hash (see gatherBodyTexts).
+let gathered: Map<HashB64, string> | undefined
+
 /**
  * `goJson(decodeMessageBody(hash, boc))`, remembered by the body's hash as text: a body met again (the same message
  * seen from its other side, a repeated payload) is neither decoded nor serialized again. A decoding the object memo
- * already holds is taken from it; one decoded here is not kept as objects (the text is all this path needs).
+ * already holds is taken from it; one decoded here is not kept as objects (the text is all this path needs). Inside
+ * `withShippedBodies` the texts its bundle brought answer, and nothing is decoded.
  */
 export const decodedBodyText = (hash: HashB64, boc: string): string => {
-  const hit = texts.get(hash)
-  if (hit !== undefined) return hit
-  const known = rememberedBody(hash)
-  const text = goJson(known !== undefined ? known.value : decodeBodyBoc(boc))
-  texts.set(hash, text)
+  if (shipped !== undefined) {
+    const given = shipped[hash]
+    return typeof given === "string" ? given : "null"
+  }
+  let text = texts.get(hash)
+  if (text === undefined) {
+    const known = rememberedBody(hash)
+    text = goJson(known !== undefined ? known.value : decodeBodyBoc(boc))
+    texts.set(hash, text)
+  }
+  if (gathered !== undefined && text !== "null") gathered.set(hash, text)
   return text
+}
+
+/**
+ * `f`'s result and the non-null texts of the bodies it rendered, by hash in the order first rendered (the producer
+ * drafting a bundle: every body of it, in_msg and out_msgs of each transaction, which are the bundle's
+ * `decoded_bodies`).
+ */
+export const gatherBodyTexts = <A>(f: () => A): [A, Record<HashB64, string>] => {
+  const outer = gathered
+  const mine = new Map<HashB64, string>()
+  gathered = mine
+  try {
+    return [f(), Object.fromEntries(mine)]
+  } finally {
+    gathered = outer
+  }
+}
+
+/** What a bundle brought of its bodies' texts, if it was decoded by this build's body decoder and is well formed. */
+export const shippedBodyTexts = (b: WithBodies): Readonly<Record<HashB64, string>> | undefined => {
+  const d: unknown = b.decoded_bodies
+  if (typeof d !== "object" || d === null) return undefined
+  const { decoder_version: version, texts: given } = d as Partial<DecodedBodies>
+  if (version !== BODY_DECODER_VERSION) return undefined
+  if (typeof given !== "object" || given === null || Array.isArray(given)) return undefined
+  for (const k in given) if (typeof given[k] !== "string") return undefined
+  return given
+}
+
+/**
+ * `f` with the bodies' texts bundle `b` brought standing for their decoding (a body of it the texts do not name
+ * decodes to null: the producer ships every non-null one); a bundle without them, or from another release of the
+ * body decoder, is decoded here as before. The shipped texts are taken as they are: they are this project's
+ * producer's, made by the same renderer at the same release, and what its transactions topic published.
+ */
+export const withShippedBodies = <A>(b: WithBodies, f: () => A): A => {
+  const given = shippedBodyTexts(b)
+  if (given === undefined) return f()
+  const outer = shipped
+  shipped = given
+  try {
+    return f()
+  } finally {
+    shipped = outer
+  }
 }
 
 /** The 2025-09 indexer's `decoded` (v3.ts decodedComment) as text. */

@@ -21,6 +21,7 @@ import type { AccountStateRecord, MasterchainBundle } from "../../../src/ton/rec
 import { renderV3Transaction } from "../../../src/ton/v3.js"
 import { assignTraceIds } from "../../../src/trace/traceIds.js"
 import { generateChain } from "../../../tools/fake/generate.js"
+import { decodedBodiesReference } from "../../support/bodiesReference.js"
 import { rawBundle } from "../../support/pipeline/chainUpstream.js"
 
 const chain = generateChain({
@@ -79,6 +80,7 @@ describe("transactions topic records", () => {
     const known = new Map<string, AccountStateRecord>()
     let crossBundle = 0
     let fromHistory = 0
+    let shippedTexts = 0
     for (let i = 0; i < raws.length; i++) {
       const prepared = prepare(assembleBundle(raws[i]!, chain.network, pipelineDecode))
       const { records, filled } = completeBundle(prepared.mcSeqno, prepared.drafts, prepared.accountStates, history)
@@ -98,14 +100,17 @@ describe("transactions topic records", () => {
       const lts = records.map((r) => BigInt(JSON.parse(r.value.toString("utf8")).lt as string))
       expect(lts.every((lt, k) => k === 0 || lts[k - 1]! <= lt)).toBe(true)
       crossBundle += filled.filter((t, k) => t !== prepared.drafts.list.filter((d) => d.trace_id === null)[k]!.hash).length
-      // The bundle record as the consumer will read it: the traced bundle, byte for byte.
+      // The bundle record as the consumer will read it: the traced bundle with its bodies' texts, byte for byte.
       const filledValue = fillBundleTraceIds(prepared.bundle!.value, filled)
-      const expected = encodeBundle({ ...bundles[i]!, transactions: txs }, 0).value
+      const decoded_bodies = decodedBodiesReference(bundles[i]!)
+      shippedTexts += Object.keys(decoded_bodies.texts).length
+      const expected = encodeBundle({ ...bundles[i]!, transactions: txs, decoded_bodies }, 0).value
       expect(filledValue.equals(expected)).toBe(true)
     }
     // The chain must exercise both histories, or the equalities above prove less than they claim.
     expect(crossBundle).toBeGreaterThan(0)
     expect(fromHistory).toBeGreaterThan(0)
+    expect(shippedTexts).toBeGreaterThan(0)
   })
 
   it("writes a trace id that is not a plain base64 hash by copying, not into the room left for one", () => {

@@ -59,14 +59,20 @@ describe("Kafka JSON schemas", () => {
 
   it("accepts every bundle of the bundled chain and rejects a broken one", () => {
     let txs = 0
+    let texts = 0
     for (let s = chain.first; s <= chain.last; s++) {
       const { bundle, deadLetters } = assembleBundle(rawBundle(chain, s)!, "mainnet", decodeTransaction)
       expect(deadLetters).toEqual([])
       const plain = JSON.parse(JSON.stringify(bundle))
       expect(validate(bundleSchema, bundleSchema, plain)).toEqual([])
+      // The record as published: the bundle with its bodies' texts.
+      const record = JSON.parse(prepare({ bundle, deadLetters }).bundle!.value.toString("utf8"))
+      expect(validate(bundleSchema, bundleSchema, record)).toEqual([])
+      texts += Object.keys(record.decoded_bodies.texts).length
       txs += bundle.transactions.length
     }
     expect(txs).toBeGreaterThan(1000)
+    expect(texts).toBeGreaterThan(100)
     const broken = JSON.parse(JSON.stringify(assembleBundle(rawBundle(chain, chain.first)!, "mainnet", decodeTransaction).bundle))
     broken.transactions[0].lt = 5
     delete broken.mc_block.tx_count
