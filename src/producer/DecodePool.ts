@@ -16,7 +16,7 @@ import { Worker, type ResourceLimits } from "node:worker_threads"
 import { DEFAULT_DECODE_YOUNG_MB } from "../config.js"
 import { threadCpuSeconds } from "../ops/cpu.js"
 import type { RawMasterchainBundle } from "../source/Upstream.js"
-import { type BlockFile, type BlockFilesBundle, joinBlockFiles } from "../source/liteserver/blockFiles.js"
+import { type BlockFile, type BlockFilesBundle, joinBlockFiles, movableBuffers } from "../source/liteserver/blockFiles.js"
 import { deadBundle, finishBundle, prepare, type Decoded, type Prepared } from "./assemble.js"
 import type { DecodeReply, DecodeRequest, ThreadHeap } from "./decodeWorker.js"
 
@@ -84,6 +84,15 @@ const fileRuns = (files: ReadonlyArray<BlockFile>, bytes: number): Array<Readonl
 }
 
 type Request = DecodeRequest extends infer R ? (R extends unknown ? Omit<R, "id"> : never) : never
+
+/**
+ * What a request's message moves instead of copying: the block files the reader made of their own (a structured
+ * copy would write each file's bytes into the message and again into the worker's heap). A request is sent once,
+ * and a bundle is decoded once per fetch (an attempt that fails fetches its blocks again), so nothing reads a moved
+ * file's bytes on this thread afterwards.
+ */
+const transferOf = (r: Request): Array<ArrayBuffer> =>
+  r.op === "files" ? movableBuffers(r.files.blocks) : r.op === "files-slice" ? movableBuffers(r.blocks) : []
 type Reply = Exclude<DecodeReply, { readonly op: "ready" }>
 
 interface Job {
@@ -189,7 +198,7 @@ class Threads {
       const w = this.idle.shift()!
       const job = this.queue.shift()!
       this.running.set(w, job)
-      w.postMessage({ ...job.request, id: this.nextId++ })
+      w.postMessage({ ...job.request, id: this.nextId++ }, transferOf(job.request))
     }
   }
 

@@ -49,8 +49,32 @@ export const blockFile = (id: BlockIdExt, data: Uint8Array): Either.Either<Block
   return Either.right({ id, data } as BlockFile)
 }
 
-/** The same file in bytes of its own (a copy of checked bytes is as checked). */
-export const ownBlockFile = (f: BlockFile): BlockFile => ({ id: f.id, data: new Uint8Array(f.data) }) as BlockFile
+/**
+ * Buffers of files ownBlockFile made: each holds one file's bytes and nothing else, and only the file refers to it,
+ * so the file's reader may take it whole (moved to a decode worker, not copied): see movableBuffers.
+ */
+const movable = new WeakSet<ArrayBufferLike>()
+
+/** The same file in bytes of its own (a copy of checked bytes is as checked), which the decode pool may move. */
+export const ownBlockFile = (f: BlockFile): BlockFile => {
+  const data = new Uint8Array(f.data)
+  movable.add(data.buffer)
+  return { id: f.id, data } as BlockFile
+}
+
+/**
+ * The buffers of `files` ownBlockFile made and nobody moved yet, for a message's transfer list: once sent, those
+ * files are empty on this thread (their bytes live on in the worker), so whoever hands files on this way gives them
+ * up. Files made otherwise (a caller's own bytes, a view into a packet) are not among them: a message copies those.
+ */
+export const movableBuffers = (files: ReadonlyArray<BlockFile>): Array<ArrayBuffer> => {
+  const out: Array<ArrayBuffer> = []
+  for (const f of files) {
+    const b = f.data.buffer
+    if (movable.delete(b)) out.push(b as ArrayBuffer)
+  }
+  return out
+}
 
 /** A block file read whole and checked against its id (root hash, workchain, shard, seqno), as the reader does. */
 export const readBlockFile = (f: BlockFile): Either.Either<ExtractedBlock, UpstreamError> => {

@@ -16,6 +16,7 @@ import {
   type BlockFilesBundle,
   blockFile,
   completeBlockFiles,
+  ownBlockFile,
   readBlockFile
 } from "../../../src/source/liteserver/blockFiles.js"
 import { makeLiteserverUpstream, type LiteserverUpstream } from "../../../src/source/liteserver/Liteserver.js"
@@ -82,6 +83,10 @@ const throughPool = (
     )
   )
 
+/** The bundles with each file copied as the reader copies the files it hands on (so the decode pool may move them). */
+const ownCopies = (bundles: ReadonlyArray<BlockFilesBundle>): Array<BlockFilesBundle> =>
+  bundles.map((b) => ({ ...b, blocks: b.blocks.map(ownBlockFile) }))
+
 const generated = generateChain({ seed: 42, mcBlocks: 24, txPerBlock: 3, maxShards: 8, splitChance: 0.35, mergeChance: 0.3 })
 
 const sameRecords = (lite: LiteChain, name: string) =>
@@ -116,11 +121,20 @@ const sameRecords = (lite: LiteChain, name: string) =>
 
     it("the decode pool's records from block files equal the records of the reader's bundles, byte for byte", async () => {
       const expected = reference.map((raw) => prepare(assembleBundle(raw, "mainnet", pipelineDecode)))
-      const got = await throughPool({ workers: 2 }, files)
+      // the pool moves the files the reader made to its workers: each pass gets copies made the reader's way
+      const handed = ownCopies(files)
+      const got = await throughPool({ workers: 2 }, handed)
       expect(got.map(plain)).toEqual(expected.map(plain))
+      expect(handed.flatMap((b) => b.blocks.map((f) => f.data.byteLength))).toEqual(files.flatMap((b) => b.blocks.map(() => 0)))
       // files read in runs on several workers (every block its own run), finished on this thread
-      const sliced = await throughPool({ workers: 3, sliceBytes: 1 }, files)
+      const sliced = await throughPool({ workers: 3, sliceBytes: 1 }, ownCopies(files))
       expect(sliced.map(plain)).toEqual(expected.map(plain))
+      // files of the caller's own bytes are copied into the message, and stay as they were
+      const kept = files.map((b) => ({ ...b, blocks: b.blocks.map((f) => ({ ...f, data: Buffer.from(f.data) })) }))
+      expect((await throughPool({ workers: 2 }, kept)).map(plain)).toEqual(expected.map(plain))
+      expect(kept.map((b) => b.blocks.map((f) => Buffer.from(f.data).toString("base64")))).toEqual(
+        files.map((b) => b.blocks.map((f) => Buffer.from(f.data).toString("base64")))
+      )
       // and the old path: the reader's raw bundles through the pool
       expect((await throughPool({ workers: 2 }, reference)).map(plain)).toEqual(expected.map(plain))
     })
