@@ -171,7 +171,7 @@ export const makeMetrics = (defaults = true): MetricsShape => {
 const codecGauges = (registers: Array<Registry>) => {
   new Gauge({
     name: "ton_kafka_codec_cpu_seconds",
-    help: "CPU seconds of Kafka record-batch (de)compression in this process",
+    help: "CPU seconds of Kafka record-batch (de)compression in this process (the calling thread's own, around each call)",
     labelNames: ["direction"] as const,
     registers,
     collect() {

@@ -1,13 +1,16 @@
 // The record-batch codecs the project registers in kafkajs: each one round-trips real bundle JSON, lz4 writes the
 // LZ4 frame format Kafka requires (magic 0x184D2204), zstd a zstd frame (magic 0xFD2FB528), gzip a gzip member, and
-// every codec is registered in kafkajs's table so a consumer reads whatever a producer chose.
+// every codec is registered in kafkajs's table so a consumer reads whatever a producer chose; the CPU they report is
+// the calling thread's own, however busy the process's other threads are.
 import { readFileSync, readdirSync } from "node:fs"
 import { join } from "node:path"
+import { Worker } from "node:worker_threads"
 import kafkajs, { CompressionTypes } from "kafkajs"
 import { describe, expect, it } from "vitest"
 import { KAFKA_COMPRESSIONS } from "../../../src/config.js"
 import { codecStats } from "../../../src/kafka/codecStats.js"
 import { compressionType, compressWith, decompressWith, installKafkaCodecs } from "../../../src/kafka/compression.js"
+import { threadCpuSeconds } from "../../../src/ops/cpu.js"
 
 const fixtureDir = join(import.meta.dirname, "../../fixtures/real/blocks")
 const sample = (): Buffer => {
@@ -43,5 +46,31 @@ describe("Kafka record-batch codecs", () => {
       expect((await codec.decompress(packed)).equals(input)).toBe(true)
     }
     expect(codecStats.compressInBytes - before).toBeGreaterThan(0)
+  })
+
+  it("count the calling thread's CPU alone, with another thread of the process busy meanwhile", async () => {
+    // a thread that spins until told to stop: a process clock would add its CPU to every compress in the loop below
+    const flag = new Int32Array(new SharedArrayBuffer(4))
+    const spinner = new Worker(
+      `const flag = new Int32Array(require("node:worker_threads").workerData)
+       Atomics.store(flag, 0, 1)
+       while (Atomics.load(flag, 0) === 1) {}`,
+      { eval: true, workerData: flag.buffer }
+    )
+    try {
+      while (Atomics.load(flag, 0) !== 1) await new Promise((r) => setTimeout(r, 5))
+      const input = Buffer.concat(Array.from({ length: 24 }, () => sample()))
+      const before = codecStats.compressSeconds
+      const mine = threadCpuSeconds()
+      for (let i = 0; i < 30; i++) await compressWith("zstd", input)
+      const own = threadCpuSeconds() - mine
+      const counted = codecStats.compressSeconds - before
+      // the sections lie inside the loop on the same clock, so their sum cannot exceed the loop's own CPU
+      expect(counted).toBeGreaterThan(0)
+      expect(counted).toBeLessThanOrEqual(own + 1e-9)
+    } finally {
+      Atomics.store(flag, 0, 0)
+      await spinner.terminate()
+    }
   })
 })
