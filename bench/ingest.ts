@@ -21,6 +21,8 @@
 // the processes' garbage collection or JIT settings change their CPU and memory, measured in one run).
 // [--child-log DIR] (each pipeline process's stdout and stderr, whole, to DIR/<name>.log: e.g. the lines of
 // `--node-flags --trace-gc`, which count its scavenges and mark-compacts).
+// [--producer-env "K=V ..."] (variables set in the producer's environment alone, e.g. an allocator setting such as
+// MALLOC_MMAP_THRESHOLD_=131072 measured for the producer without changing the other processes).
 // (--store implies --solo false.) [--source toncenter|liteserver] (the producer's upstream; default toncenter, rate
 // limits off either way: TONCENTER_RPS=10000, LITESERVER_RPS=0). PORT_RANGE=LOW-HIGH in the environment keeps every
 // port the bench listens on or hands its processes (broker, fake upstream, metrics) inside that range.
@@ -54,6 +56,7 @@ import { installFastCellHash } from "../src/ton/fastHash.js"
 const USAGE = `Usage: npm run bench:ingest -- [--mc 60] [--tx 30] [--seed 42] | [--gen-dir DIR] [--store DIR] [--solo false]
   [--codec none|gzip|lz4|zstd] [--runtime node|tsx] [--cpu-prof DIR] [--batch-rows 50000] [--mem-log FILE]
   [--source toncenter|liteserver] [--node-flags "FLAGS"] [--child-log DIR] [--engine in-process|server]
+  [--producer-env "K=V ..."]
   End-to-end ingest over a generated chain; numbers are printed, never asserted (see the file's header).`
 const args = parseCli({
   mc: { type: "string", default: "60" },
@@ -70,7 +73,8 @@ const args = parseCli({
   source: { type: "string", default: "toncenter" },
   "node-flags": { type: "string", default: "" },
   "child-log": { type: "string" },
-  engine: { type: "string", default: "in-process" }
+  engine: { type: "string", default: "in-process" },
+  "producer-env": { type: "string", default: "" }
 }, USAGE)
 if (args.source !== "toncenter" && args.source !== "liteserver") {
   process.stderr.write(`--source must be toncenter or liteserver\n${USAGE}\n`)
@@ -252,6 +256,14 @@ const scrape = async (port: number): Promise<Map<string, number>> => {
 }
 
 const nodeFlags = args["node-flags"].split(/\s+/).filter((f) => f.length > 0)
+const producerEnvPairs = args["producer-env"].split(/\s+/).filter((f) => f.length > 0)
+if (producerEnvPairs.some((p) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(p))) {
+  process.stderr.write(`--producer-env takes NAME=VALUE pairs\n${USAGE}\n`)
+  process.exit(2)
+}
+const producerEnv: Record<string, string> = Object.fromEntries(
+  producerEnvPairs.map((p) => [p.slice(0, p.indexOf("=")), p.slice(p.indexOf("=") + 1)])
+)
 if (nodeFlags.some((f) => !f.startsWith("--"))) {
   process.stderr.write(`--node-flags takes flags starting with "--"\n${USAGE}\n`)
   process.exit(2)
@@ -509,7 +521,8 @@ const main = async () => {
       PRODUCER_MODE: "backfill",
       PRODUCER_FROM: String(chain.first),
       PRODUCER_TO: String(chain.last),
-      METRICS_PORT: String(producerPort)
+      METRICS_PORT: String(producerPort),
+      ...producerEnv
     })
     let producerMetrics = new Map<string, number>()
     let producerDone: number | undefined
@@ -758,7 +771,8 @@ const main = async () => {
       PRODUCER_MODE: "backfill",
       PRODUCER_FROM: String(chain.first),
       PRODUCER_TO: String(chain.last),
-      METRICS_PORT: String(await freePortPair())
+      METRICS_PORT: String(await freePortPair()),
+      ...producerEnv
     })
     const soloProducerCode = await new Promise<number | null>((r) => soloProducer.once("exit", r))
     if (soloProducerCode !== 0) throw new Error("solo producer failed")
