@@ -7,18 +7,14 @@
 // pauses (clock ticks of 10 ms over the whole set: whether the held time is work on this thread or a wait; a busy
 // pause is taken off as its wall time, so one the scheduler cut short reads low); numbers are printed, never asserted.
 import { Session } from "chdb"
-import { readFileSync } from "node:fs"
 import { loadavg } from "node:os"
 import { sessionSetup } from "../src/store/readers.js"
 import { readStat } from "./lib/proc.js"
+import { benchStore } from "./lib/store.js"
 
-const dir = process.env.BENCH_STORE_DIR
-if (dir === undefined)
-  throw new Error("BENCH_STORE_DIR: a copy of a store kept by `npm run bench:ingest -- --store DIR`")
-const database = process.env.CLICKHOUSE_DATABASE ?? "ton"
+const { dir, database, stamp } = benchStore()
 const count = Number(process.env.BENCH_BLOCKS ?? 60)
 const pauses = (process.env.BENCH_PAUSES ?? "0,0.5,1,2,5,20").split(",").map(Number)
-const stamp = JSON.parse(readFileSync(`${dir}/bench-store.json`, "utf8")) as { first: number; last: number }
 const quantile = (xs: ReadonlyArray<number>, p: number): string =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!.toFixed(3)
 

@@ -20,7 +20,6 @@
 // threads included); numbers are printed, never asserted.
 import { Session } from "chdb"
 import { spawnSync } from "node:child_process"
-import { readFileSync } from "node:fs"
 import { loadavg } from "node:os"
 import { fileURLToPath } from "node:url"
 import { engineConfigXml, withConfigFile } from "../src/clickhouse/engineConfig.js"
@@ -29,15 +28,12 @@ import { sessionSetup } from "../src/store/readers.js"
 import { str, strArray, strKeys } from "../src/store/sql.js"
 import { nativeStringColumns } from "../src/store/native.js"
 import { pageKeys } from "./lib/pageKeys.js"
+import { benchStore } from "./lib/store.js"
 
-const dir = process.env.BENCH_STORE_DIR
-if (dir === undefined)
-  throw new Error("BENCH_STORE_DIR: a copy of a store kept by `npm run bench:ingest -- --store DIR`")
-const database = process.env.CLICKHOUSE_DATABASE ?? "ton"
+const { dir, database, stamp } = benchStore()
 const count = Number(process.env.BENCH_BLOCKS ?? 300)
 const cacheBytes = Number(process.env.BENCH_CACHE_BYTES ?? DEFAULT_LOOKUPS_CACHE_BYTES)
 const parts = (process.env.BENCH_PARTS ?? "pages,keys,forms,found").split(",").map((p) => p.trim())
-const stamp = JSON.parse(readFileSync(`${dir}/bench-store.json`, "utf8")) as { first: number; last: number }
 const median = (xs: ReadonlyArray<number>): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
 const SIZED = "account_lookups_kv"

@@ -7,20 +7,18 @@
 // process's CPU per request (client included) and its split between the main thread, Node's other threads (libuv
 // pool, V8) and the engine's. Numbers are printed, never asserted.
 import { Agent, request } from "node:http"
-import { readFileSync } from "node:fs"
 import { loadavg } from "node:os"
 import { buildApp } from "../src/api/app.js"
 import type { ClickHouseHandle } from "../src/clickhouse/ClickHouse.js"
 import { readClients } from "../src/store/readers.js"
 import { ClickHouseTxStore, type ReadConnection } from "../src/store/Store.js"
 import { threadStats } from "./lib/proc.js"
+import { benchStore } from "./lib/store.js"
 
-const dir = process.env.BENCH_STORE_DIR
-if (dir === undefined) throw new Error("BENCH_STORE_DIR: a copy of a store kept by `npm run bench:ingest -- --store DIR`")
+const { dir, stamp } = benchStore()
 const port = Number(process.env.BENCH_PORT ?? 41210)
 const singles = Number(process.env.BENCH_SINGLES ?? 300)
 const endpoint = process.env.BENCH_ENDPOINT ?? "v3"
-const stamp = JSON.parse(readFileSync(`${dir}/bench-store.json`, "utf8")) as { first: number; last: number }
 const median = (xs: ReadonlyArray<number>): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
 // CPU ms by thread class from /proc (clock ticks of 10 ms: meaningful summed over hundreds of requests)
@@ -36,13 +34,15 @@ let t0 = 0
 let marks: Array<[string, number]> = []
 const mark = (step: string): void => void marks.push([step, performance.now() - t0])
 const stamped = (r: ReadConnection): ReadConnection => {
-  const wrap = <A>(f: (sql: string) => Promise<A>) => async (sql: string): Promise<A> => {
-    const table = /FROM (\w+)/.exec(sql)?.[1] ?? "?"
-    mark(`${table} submitted`)
-    const a = await f(sql)
-    mark(`${table} returned`)
-    return a
-  }
+  const wrap =
+    <A>(f: (sql: string) => Promise<A>) =>
+    async (sql: string): Promise<A> => {
+      const table = /FROM (\w+)/.exec(sql)?.[1] ?? "?"
+      mark(`${table} submitted`)
+      const a = await f(sql)
+      mark(`${table} returned`)
+      return a
+    }
   return { jsonEachRow: wrap(r.jsonEachRow), text: wrap(r.text), bytes: wrap(r.bytes) }
 }
 
@@ -72,7 +72,9 @@ for (const seqno of mcs) {
   }
   // v2: one basechain block with transactions of each masterchain block, as bench/api.ts picks it
   const res = await fetch(`${base}/api/v3/masterchainBlockShards?seqno=${seqno}`)
-  const { blocks } = (await res.json()) as { blocks: Array<{ workchain: number; shard: string; seqno: number; tx_count: number }> }
+  const { blocks } = (await res.json()) as {
+    blocks: Array<{ workchain: number; shard: string; seqno: number; tx_count: number }>
+  }
   const pick = blocks.filter((b) => b.workchain === 0 && b.tx_count > 0)
   const b = pick[seqno % Math.max(1, pick.length)]
   if (b === undefined) continue
@@ -103,7 +105,9 @@ const clients: Record<string, (path: string) => Promise<number>> = {
 for (const p of paths.slice(0, 20)) await clients["node:http"]!(p)
 
 const names = Object.keys(clients)
-const runs = new Map(names.map((n) => [n, { wall: [] as Array<number>, steps: new Map<string, Array<number>>(), cpu: 0, body: 0 }]))
+const runs = new Map(
+  names.map((n) => [n, { wall: [] as Array<number>, steps: new Map<string, Array<number>>(), cpu: 0, body: 0 }])
+)
 const th0 = threadCpu()
 for (const [i, path] of paths.entries()) {
   for (let k = 0; k < names.length; k++) {
@@ -129,7 +133,9 @@ for (const [i, path] of paths.entries()) {
 const th1 = threadCpu()
 const requests = paths.length * names.length
 console.log(
-  `lone ${endpoint} requests: ${paths.length} per client, load ${loadavg().map((l) => l.toFixed(2)).join(" ")}; ` +
+  `lone ${endpoint} requests: ${paths.length} per client, load ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")}; ` +
     `CPU per request by thread (both clients): main ${((th1.main - th0.main) / requests).toFixed(2)} ms, ` +
     `Node's others ${((th1.node - th0.node) / requests).toFixed(2)} ms, engine ${((th1.engine - th0.engine) / requests).toFixed(2)} ms`
 )
@@ -138,7 +144,9 @@ for (const [name, run] of runs) {
     `client ${name}: wall p50 ${median(run.wall).toFixed(2)} ms, process CPU ${(run.cpu / paths.length).toFixed(2)} ms ` +
       `per request, mean body ${(run.body / paths.length / 1024).toFixed(0)} KiB`
   )
-  const steps = [...run.steps].map(([step, ats]) => [step, median(ats), ats.length] as const).sort((a, b) => a[1] - b[1])
+  const steps = [...run.steps]
+    .map(([step, ats]) => [step, median(ats), ats.length] as const)
+    .sort((a, b) => a[1] - b[1])
   for (const [step, at, n] of steps) console.log(`  ${step.padEnd(34)} p50 at ${at.toFixed(2)} ms  (${n} requests)`)
 }
 await app.close()

@@ -9,19 +9,15 @@
 // page (so they share the machine's load) and must find the same lines and lookup rows. Prints per variant the
 // median and p90 wall per page and this process's CPU per page (engine threads included); never asserts a number.
 import { Session } from "chdb"
-import { readFileSync } from "node:fs"
 import { loadavg } from "node:os"
 import { nativeStringColumns } from "../src/store/native.js"
 import { sessionSetup } from "../src/store/readers.js"
 import { strKeys } from "../src/store/sql.js"
 import { pageKeys } from "./lib/pageKeys.js"
+import { benchStore } from "./lib/store.js"
 
-const dir = process.env.BENCH_STORE_DIR
-if (dir === undefined)
-  throw new Error("BENCH_STORE_DIR: a copy of a store kept by `npm run bench:ingest -- --store DIR`")
-const database = process.env.CLICKHOUSE_DATABASE ?? "ton"
+const { dir, database, stamp } = benchStore()
 const count = Number(process.env.BENCH_BLOCKS ?? 300)
-const stamp = JSON.parse(readFileSync(`${dir}/bench-store.json`, "utf8")) as { first: number; last: number }
 const quantile = (xs: ReadonlyArray<number>, p: number): number =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!
 const load = (): string =>

@@ -9,19 +9,15 @@
 // the machine's load, and must return the same lines and lookup rows. Prints per variant the median wall per set and
 // this process's CPU (engine threads included) per set and per page; numbers are printed, never asserted.
 import { Session } from "chdb"
-import { readFileSync } from "node:fs"
 import { loadavg } from "node:os"
 import { sessionSetup } from "../src/store/readers.js"
 import { strArray } from "../src/store/sql.js"
 import { pageKeys } from "./lib/pageKeys.js"
+import { benchStore } from "./lib/store.js"
 
-const dir = process.env.BENCH_STORE_DIR
-if (dir === undefined)
-  throw new Error("BENCH_STORE_DIR: a copy of a store kept by `npm run bench:ingest -- --store DIR`")
-const database = process.env.CLICKHOUSE_DATABASE ?? "ton"
+const { dir, database, stamp } = benchStore()
 const count = Number(process.env.BENCH_BLOCKS ?? 200)
 const groups = (process.env.BENCH_GROUPS ?? "1,16").split(",").map(Number)
-const stamp = JSON.parse(readFileSync(`${dir}/bench-store.json`, "utf8")) as { first: number; last: number }
 const median = (xs: ReadonlyArray<number>): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 const load = (): string =>
   loadavg()

@@ -13,20 +13,17 @@
 // per statement (engine threads included); numbers are printed, never asserted.
 import { Session } from "chdb"
 import { spawnSync } from "node:child_process"
-import { readdirSync, readFileSync, statSync } from "node:fs"
+import { readdirSync, statSync } from "node:fs"
 import { loadavg } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { withConfigFile } from "../src/clickhouse/engineConfig.js"
 import { sessionSetup } from "../src/store/readers.js"
 import { strArray } from "../src/store/sql.js"
+import { benchStore } from "./lib/store.js"
 
-const dir = process.env.BENCH_STORE_DIR
-if (dir === undefined)
-  throw new Error("BENCH_STORE_DIR: a copy of a store kept by `npm run bench:ingest -- --store DIR`")
-const database = process.env.CLICKHOUSE_DATABASE ?? "ton"
+const { dir, database, stamp } = benchStore()
 const count = Number(process.env.BENCH_BLOCKS ?? 300)
-const stamp = JSON.parse(readFileSync(`${dir}/bench-store.json`, "utf8")) as { first: number; last: number }
 const median = (xs: ReadonlyArray<number>): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
 const CODECS = [

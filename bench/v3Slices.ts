@@ -8,17 +8,13 @@
 // (BENCH_STORE_DIR; the scratch tables are left in it), in this process, a session with the API's settings. Prints the
 // median wall time per statement and this whole process's CPU per page (engine threads included); never asserted.
 import { Session } from "chdb"
-import { readFileSync } from "node:fs"
 import { loadavg } from "node:os"
 import { sessionSetup } from "../src/store/readers.js"
+import { benchStore } from "./lib/store.js"
 
-const dir = process.env.BENCH_STORE_DIR
-if (dir === undefined)
-  throw new Error("BENCH_STORE_DIR: a copy of a store kept by `npm run bench:ingest -- --store DIR`")
-const database = process.env.CLICKHOUSE_DATABASE ?? "ton"
+const { dir, database, stamp } = benchStore()
 const rounds = Number(process.env.BENCH_ROUNDS ?? 200)
 const sizes = (process.env.BENCH_SLICES ?? "8,16,32").split(",").map(Number)
-const stamp = JSON.parse(readFileSync(`${dir}/bench-store.json`, "utf8")) as { first: number; last: number }
 const median = (xs: Array<number>): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
 const session = new Session(dir)
