@@ -48,7 +48,7 @@ import { loadGeneratedChain } from "../tools/gen/chain.js"
 import { repoRoot, startLocalKafka } from "../src/infra/kafkaBroker.js"
 import { freePortPair } from "../tools/ports.js"
 import { Either } from "effect"
-import { DEFAULT_KAFKA_COMPRESSION } from "../src/config.js"
+import { DEFAULT_KAFKA_COMPRESSION, settings } from "../src/config.js"
 import { compressWith, decompressWith } from "../src/kafka/compression.js"
 import { pipelineDecode } from "../src/producer/assemble.js"
 import { installFastCellHash } from "../src/ton/fastHash.js"
@@ -465,7 +465,10 @@ const main = async () => {
   // A kept store is about the chain at volume: the stage-alone reruns would double a long run for no new figure.
   const soloStages = args.solo !== "false" && store === undefined && args.engine === "in-process"
   // KAFKA_LOCAL_JVM_OPTIONS as the pipeline's own local broker takes it (e.g. to measure the JIT's tiers).
-  const jvmOptions = (process.env.KAFKA_LOCAL_JVM_OPTIONS ?? "").split(/\s+/).filter((o) => o !== "")
+  const jvmOptions = Either.getOrThrowWith(
+    settings.kafka.localJvmOptions.parse(process.env.KAFKA_LOCAL_JVM_OPTIONS ?? ""),
+    (problem) => new Error(`KAFKA_LOCAL_JVM_OPTIONS: ${problem}`)
+  )
   const kafka = await startLocalKafka({ port: await freePortPair(), dataDir: join(scratch, "kafka"), jvmOptions })
   watched.set("kafka broker (JVM)", () => kafka.pid())
   // The fake toncenter decodes every transaction to render toncenter's JSON, as costly as the producer's own decode;

@@ -13,8 +13,9 @@ export class KafkaBrokers extends Context.Tag("ton-exporter/KafkaBrokers")<
     readonly local: LocalKafka | undefined
   }
 >() {
-  static readonly fromConfig = (cfg: Pick<KafkaSettings, "brokers" | "port" | "dataDir" | "maxMessageBytes"> &
-      Partial<Pick<KafkaSettings, "localJvmOptions">>) =>
+  static readonly fromConfig = (
+    cfg: Pick<KafkaSettings, "brokers" | "port" | "dataDir" | "maxMessageBytes" | "localJvmOptions">
+  ) =>
     Layer.scoped(
       KafkaBrokers,
       cfg.brokers.length > 0
@@ -36,7 +37,7 @@ export class KafkaBrokers extends Context.Tag("ton-exporter/KafkaBrokers")<
                     port: cfg.port,
                     dataDir: cfg.dataDir,
                     maxMessageBytes: cfg.maxMessageBytes,
-                    jvmOptions: cfg.localJvmOptions ?? []
+                    jvmOptions: cfg.localJvmOptions
                   }),
                 catch: (cause) =>
                   cause instanceof KafkaBrokerError

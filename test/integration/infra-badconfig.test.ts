@@ -46,7 +46,13 @@ describe("KAFKA_BROKERS pointing nowhere", () => {
     const exit = await Effect.runPromiseExit(
       Effect.scoped(
         Layer.build(
-          KafkaBrokers.fromConfig({ brokers: ["127.0.0.1:1"], port: 1, dataDir: "unused", maxMessageBytes: 1024 })
+          KafkaBrokers.fromConfig({
+            brokers: ["127.0.0.1:1"],
+            port: 1,
+            dataDir: "unused",
+            maxMessageBytes: 1024,
+            localJvmOptions: []
+          })
         )
       )
     )
