@@ -161,12 +161,6 @@ export interface ReadConnection {
   readonly text: (sql: string) => Promise<string>
   /** `text` as the engine's bytes, undecoded. */
   readonly bytes: (sql: string) => Promise<Buffer>
-  /**
-   * The statement run on the calling thread, blocking it until the engine answers, its output as text in `format`
-   * (its FORMAT clause, if any, decides): for text output that holds no NUL byte (the text ends at the first one).
-   * Spares the asynchronous call's hand-over to another thread and back; only a connection that can offers it.
-   */
-  readonly now?: (sql: string, format: string) => string
 }
 
 /** The output of a statement sent as it is (its FORMAT clause decides the output), with the read settings. */
@@ -240,19 +234,6 @@ const splitPageLine = (line: Buffer): { before: string; after: string; book: str
   }
 }
 
-/** The lines of TabSeparatedRaw `key\tvalue` text, as `nativeStringColumns` gives the two columns. */
-const keyValueColumns = (text: string): [Array<string>, Array<string>] => {
-  const keys: Array<string> = []
-  const values: Array<string> = []
-  for (const line of tsvLines(text)) {
-    const tab = line.indexOf("\t")
-    if (tab < 0) throw new Error("account_lookups_kv: a row without its value")
-    keys.push(line.slice(0, tab))
-    values.push(line.slice(tab + 1))
-  }
-  return [keys, values]
-}
-
 export class ClickHouseTxStore implements TxStore, PageTextStore {
   readonly pages: PageTextStore = this
   // A block of a done masterchain block never changes again (TxStore's invariant), so its header is remembered:
@@ -261,7 +242,6 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
   private readonly doneChunks = new Map<number, Promise<Uint8Array>>()
   private readonly clients: ReadonlyArray<{ readonly reader: ReadConnection; inFlight: number }>
   private readonly pageKv: boolean
-  private readonly alone: () => boolean
   // Whether `account_lookups_kv` was seen filled (it stays so): a page's lookups are then one read of it alone; and
   // until when not to ask it again after it was not.
   private lookupsKvFilled = false
@@ -273,19 +253,16 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
   /**
    * Several connections to the same database let statements of concurrent calls run side by side. `pageKv: false`
    * (a cluster, whose key-value tables are per node and never written) leaves the `v3_pages`, `v2_pages` and
-   * `account_lookups_kv` rows unread. `alone` says whether the caller's request is the only one its process has in
-   * flight (the API's count of requests): while it is and no statement is running, statements run on the calling
-   * thread (`ReadConnection.now`), which a lone request waits for anyway (the default: never).
+   * `account_lookups_kv` rows unread.
    */
   constructor(
     clients: ClickHouseClient | ReadonlyArray<ClickHouseClient | ReadConnection>,
-    options: { readonly pageKv?: boolean; readonly sharing?: ReadSharing; readonly alone?: () => boolean } = {}
+    options: { readonly pageKv?: boolean; readonly sharing?: ReadSharing } = {}
   ) {
     const list = Array.isArray(clients) ? clients : [clients as ClickHouseClient]
     if (list.length === 0) throw new RangeError("ClickHouseTxStore needs at least one client")
     this.clients = list.map((c) => ({ reader: isClient(c) ? clientReader(c) : c, inFlight: 0 }))
     this.pageKv = options.pageKv ?? true
-    this.alone = options.alone ?? (() => false)
     const { count, inFlight } = options.sharing ?? DEFAULT_READ_SHARING
     const limits = { count, inFlight, keys: count }
     this.v3Pages = new SharedStatements((g) => this.v3PageLines(g), limits, undefined, fitsPageGroup)
@@ -348,40 +325,16 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
   }
 
   private async rows<T>(query: string): Promise<Array<T>> {
-    const now = await this.runsNow()
-    return parseRows<T>(now !== null ? now(query, "JSONEachRow") : await this.run((r) => r.jsonEachRow(query)))
+    return parseRows<T>(await this.run((r) => r.jsonEachRow(query)))
   }
 
   private async text(query: string): Promise<string> {
-    const now = await this.runsNow()
-    return now !== null ? now(query, "TabSeparatedRaw") : this.run((r) => r.text(query))
+    return this.run((r) => r.text(query))
   }
 
-  /**
-   * `text` undecoded: the long pieces of a page go into the answer as the engine's bytes (on the calling thread, the
-   * text's UTF-8: the pieces are UTF-8 written from JavaScript strings, so the same bytes).
-   */
+  /** `text` undecoded: the long pieces of a page go into the answer as the engine's bytes. */
   private async bytes(query: string): Promise<Buffer> {
-    const now = await this.runsNow()
-    return now !== null ? Buffer.from(now(query, "TabSeparatedRaw"), "utf8") : this.run((r) => r.bytes(query))
-  }
-
-  /**
-   * The first connection's way to run a statement on the calling thread, when the caller's request is alone in its
-   * process and no statement of this store is running: blocking the thread then delays no other request's work, and
-   * spares the hand-over to a pool thread and back (~0.3 ms of wall and of CPU per statement, BENCHMARKS.md "A lone
-   * uncached v3 page through the runnable"). Null otherwise: the statement goes out asynchronously as before.
-   * Asked once more after one turn of the event loop: requests that arrived while this one ran (statements on the
-   * calling thread never let the loop read them) are counted first, so a lone request's statements run here only
-   * while it is still alone, and one arriving meanwhile waits for at most one statement.
-   */
-  private async runsNow(): Promise<((sql: string, format: string) => string) | null> {
-    const first = this.clients[0]!.reader.now
-    if (first === undefined || !this.alone()) return null
-    await new Promise<void>((r) => setImmediate(r))
-    if (!this.alone()) return null
-    for (const c of this.clients) if (c.inFlight > 0) return null
-    return first
+    return this.run((r) => r.bytes(query))
   }
 
   private async run<A>(f: (reader: ReadConnection) => Promise<A>): Promise<A> {
@@ -706,16 +659,15 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
       for (const b of a.book) keys.add(b)
     }
     // Native output: the engine writes each column's values in one pass instead of row by row, for ~0.1 ms less CPU
-    // per statement than tab-separated text, the same values (BENCHMARKS.md, "the found keys"). On the calling thread
-    // (a lone request) tab-separated text instead, whose output holds no NUL byte: keys (hashes, accounts) and values
-    // (JSON, code hashes) hold no raw tab or newline.
-    const statement = `SELECT key, value FROM account_lookups_kv WHERE key IN ${strKeys([...keys])}
-         SETTINGS enable_analyzer = 0`
-    const now = await this.runsNow()
-    const [found, foundValues] =
-      now !== null
-        ? keyValueColumns(now(`${statement}\n         FORMAT TabSeparatedRaw`, "TabSeparatedRaw"))
-        : nativeStringColumns(await this.bytes(`${statement}\n         FORMAT Native`), 2)
+    // per statement than tab-separated text, the same values (BENCHMARKS.md, "the found keys").
+    const [found, foundValues] = nativeStringColumns(
+      await this.bytes(
+        `SELECT key, value FROM account_lookups_kv WHERE key IN ${strKeys([...keys])}
+         SETTINGS enable_analyzer = 0
+         FORMAT Native`
+      ),
+      2
+    )
     const values = new Map<string, string>()
     for (let i = 0; i < found!.length; i++) values.set(found![i]!, foundValues![i]!)
     if (!this.lookupsKvFilled) {
