@@ -16,6 +16,7 @@ import { KafkaClient } from "../kafka/KafkaClient.js"
 import { Health } from "../ops/Health.js"
 import { threadCpuSeconds } from "../ops/cpu.js"
 import { limitHeapGrowth } from "../ops/heapGrowth.js"
+import { releaseBytes } from "../ops/release.js"
 import { Metrics } from "../ops/Metrics.js"
 import { ProgressReporter, ProgressTracker } from "../ops/progress.js"
 import { Upstream, UpstreamError, type RawMasterchainBundle } from "../source/Upstream.js"
@@ -146,6 +147,20 @@ export const transactionBatches =
       )
     )
 
+/**
+ * Frees the bytes of bundles whose Kafka transaction committed: the bundle records (as decoded, and as published with
+ * their trace ids) and the drafts' bytes, of which the transaction records are views. kafkajs copied them into its
+ * record batches and nothing reads them again, so they go at the next scavenge instead of the next full collection
+ * (src/ops/release.ts). Only after the commit: a failed attempt's bundles are fetched again, not republished.
+ */
+export const releasePublished = (items: ReadonlyArray<Prepared>, published: ReadonlyArray<PublishItem>): void => {
+  for (const p of published) releaseBytes(p.bundle?.value)
+  for (const item of items) {
+    releaseBytes(item.bundle?.value)
+    releaseBytes(item.drafts.bytes)
+  }
+}
+
 export const runProducer = (run: ProducerRun, decode: DecodeTransaction) =>
   Effect.gen(function* () {
     const client = yield* KafkaClient
@@ -156,6 +171,11 @@ export const runProducer = (run: ProducerRun, decode: DecodeTransaction) =>
     yield* Effect.sync(installFastCellHash)
     // Before the decode workers start, though they would read it from their next full collection on anyway.
     if ((run.heapGrowthPercent ?? 0) > 0) yield* Effect.sync(() => limitHeapGrowth(run.heapGrowthPercent!))
+    // With a bound on heap growth the bytes of committed bundles are freed at once. Without one they are left to the
+    // collector: V8 starts a full collection each time external memory has grown by ~64 MB, and those collections are
+    // what keep the main thread's heap near its live size; freed at once without a bound, ~40 MB less external
+    // memory came with ~50 MB more heap (BENCHMARKS.md, "the producer's committed bundles freed at once").
+    const releaseCommitted = (run.heapGrowthPercent ?? 0) > 0
     const prefetch = run.prefetch ?? 8
     const decodeWorkers = run.decodeWorkers ?? 0
     if (decodeWorkers > 0 && decode !== pipelineDecode) {
@@ -264,8 +284,10 @@ export const runProducer = (run: ProducerRun, decode: DecodeTransaction) =>
       (items: ReadonlyArray<Prepared>) =>
         Effect.gen(function* () {
           const endTimer = metrics.producerPublishSeconds.startTimer()
-          yield* publisher.publish(items.map(toPublish))
+          const published = items.map(toPublish)
+          yield* publisher.publish(published)
           endTimer()
+          if (releaseCommitted) releasePublished(items, published)
           const now = Date.now()
           for (const item of items) {
             const seqno = item.mcSeqno
