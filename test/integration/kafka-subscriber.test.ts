@@ -78,10 +78,21 @@ describe("transactions topic: the example subscriber against the real broker", (
       Metrics.layerTest,
       Health.layer
     )
+    // The resume runs with a bound on heap growth, so its committed bundles' bytes are freed at once (Producer.ts
+    // `releasePublished`): what the subscriber and the API see must not change.
     const produce = (mode: "backfill" | "resume", to: number) =>
       Effect.runPromise(
         runProducer(
-          { mode, from: chain.first, to, progressMs: 0, prefetch: 4, decodeWorkers: 2, maxBundlesPerTransaction: 3 },
+          {
+            mode,
+            from: chain.first,
+            to,
+            progressMs: 0,
+            prefetch: 4,
+            decodeWorkers: 2,
+            maxBundlesPerTransaction: 3,
+            heapGrowthPercent: mode === "resume" ? 50 : 0
+          },
           pipelineDecode
         ).pipe(Effect.provide(layers))
       )
