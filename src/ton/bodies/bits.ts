@@ -9,8 +9,52 @@
  */
 import type { Slice } from "@ton/core"
 
+/** The fields of @ton/core's Slice, BitReader and BitString the reads below look under (0.63's layout). */
+interface RawSlice {
+  readonly _reader?: { _offset?: unknown; readonly _bits?: { readonly _data?: unknown; readonly _offset?: unknown; readonly _length?: unknown } }
+}
+
+/**
+ * n bits at `bit` of `data`, n <= 48, as a number: a byte (or its part) at a time, multiplied rather than shifted so
+ * that widths above 31 bits stay exact.
+ */
+const bitsAt = (data: Uint8Array, bit: number, n: number): number => {
+  let v = 0
+  let p = bit
+  let left = n
+  while (left > 0) {
+    const within = p & 7
+    const take = Math.min(8 - within, left)
+    v = v * (1 << take) + ((data[p >> 3]! >> (8 - within - take)) & ((1 << take) - 1))
+    p += take
+    left -= take
+  }
+  return v
+}
+
+/**
+ * n bits ahead of the slice's position read from the bytes under it, n <= 48, or -1 when the slice is not laid out
+ * as known or the bits are not all there (the caller then reads through the slice's own methods, whose errors stand).
+ */
+const rawAhead = (s: Slice, n: number): number => {
+  const reader = (s as unknown as RawSlice)._reader
+  const bits = reader?._bits
+  const data = bits?._data
+  const base = bits?._offset
+  const offset = reader?._offset
+  const length = bits?._length
+  if (!(data instanceof Uint8Array) || typeof base !== "number" || typeof offset !== "number") return -1
+  if (typeof length !== "number" || n < 0 || offset + n > length) return -1
+  return bitsAt(data, base + offset, n)
+}
+
 /** An unsigned value of n bits, 0 <= n <= 48, as a number (Slice.loadUint). */
 export const loadSmallUint = (s: Slice, n: number): number => {
+  const fast = rawAhead(s, n)
+  if (fast >= 0) {
+    s.skip(n)
+    return fast
+  }
   let v = 0
   for (let i = 0; i < n; i++) v = v * 2 + (s.loadBit() ? 1 : 0)
   return v
@@ -36,4 +80,7 @@ export const loadIntBits = (s: Slice, n: number): bigint => {
 }
 
 /** An unsigned value of n <= 48 bits ahead of the slice's position, which stays where it is (Slice.preloadUint). */
-export const preloadSmallUint = (s: Slice, n: number): number => loadSmallUint(s.clone(), n)
+export const preloadSmallUint = (s: Slice, n: number): number => {
+  const fast = rawAhead(s, n)
+  return fast >= 0 ? fast : loadSmallUint(s.clone(), n)
+}

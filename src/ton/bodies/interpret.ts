@@ -49,6 +49,8 @@ export interface Cons {
   readonly name: string | null
   readonly type: string
   readonly tagBits: string
+  /** The tag's bits as a number (0 without a tag; tags are at most 32 bits). */
+  readonly tagValue: number
   readonly decl: Declaration
   readonly hasFields: boolean
 }
@@ -88,7 +90,9 @@ export class Scheme {
       const name = own === "_" ? null : (listed.get(own) ?? own)
       const type = decl.combinator.name
       const hasFields = decl.fields.some((f) => !(f instanceof FieldBuiltinDef) && !(f instanceof FieldCurlyExprDef))
-      const cons: Cons = { name, type, tagBits: tagBitsOf(decl.constructorDef.tag), decl, hasFields }
+      const tagBits = tagBitsOf(decl.constructorDef.tag)
+      const tagValue = tagBits === "" ? 0 : parseInt(tagBits, 2)
+      const cons: Cons = { name, type, tagBits, tagValue, decl, hasFields }
       const list = this.types.get(type)
       if (list) list.push(cons)
       else this.types.set(type, [cons])
@@ -144,13 +148,22 @@ export const markerBoc = (cell: Cell): string => {
 }
 
 const HEX = "0123456789ABCDEF"
+/** Two upper-case hex digits per byte value. */
+const HEX2 = Array.from({ length: 256 }, (_, b) => HEX[b >> 4]! + HEX[b & 15]!)
 
-/** td's BitSlice::to_hex: whole nibbles in upper case; a partial last nibble gets a completion tag and `_`. */
+/**
+ * td's BitSlice::to_hex: whole nibbles in upper case; a partial last nibble gets a completion tag and `_`. Whole
+ * bytes are read a byte at a time (long ones, as a signature's 512 bits, as one buffer written as hex), then the
+ * nibbles left.
+ */
 const bitsHex = (s: Slice, n: number): string => {
   if (s.remainingBits < n) fail()
+  const bytes = n >> 3
   let out = ""
-  let left = n
-  while (left >= 4) {
+  if (bytes >= 8) out = s.loadBuffer(bytes).toString("hex").toUpperCase()
+  else for (let i = 0; i < bytes; i++) out += HEX2[loadSmallUint(s, 8)]
+  let left = n - bytes * 8
+  if (left >= 4) {
     out += HEX[loadSmallUint(s, 4)]
     left -= 4
   }
@@ -216,6 +229,19 @@ const loadSigned = (s: Slice, n: number): bigint => {
 }
 
 const FIXED = /^(uint|int|bits)(\d+)$/
+
+/** A fixed-width type's name read as [kind, width] (`uint32` -> ["uint", 32]), or null for any other name. */
+type Fixed = readonly [kind: string, width: number] | null
+const fixedNames = new Map<string, Fixed>()
+const fixedType = (name: string): Fixed => {
+  let known = fixedNames.get(name)
+  if (known === undefined) {
+    const m = FIXED.exec(name)
+    known = m === null ? null : [m[1]!, Number(m[2])]
+    fixedNames.set(name, known)
+  }
+  return known
+}
 
 export class Interpreter {
   /** Dictionary sub-edges already read, by value type, cell and width (see subEdge). */
@@ -290,8 +316,8 @@ export class Interpreter {
       const name = expr.name
       if (name === "Cell" || name === "Any") return new CellValue(restCell(s))
       if (name === "SnakeString") return snakeString(s)
-      const fixed = FIXED.exec(name)
-      if (fixed) return this.fixed(fixed[1]!, Number(fixed[2]), s)
+      const fixed = fixedType(name)
+      if (fixed !== null) return this.fixed(fixed[0], fixed[1], s)
       return this.typed(name, [], env, s)
     }
     if (expr instanceof CombinatorExpr) {
@@ -319,9 +345,10 @@ export class Interpreter {
     })
     if (type === "HashmapE" || type === "Hashmap") return this.hashmap(type, actual, s)
     for (const cons of this.scheme.constructors(type)) {
+      // both checks are pure; the tag's, which makes nothing, first
+      if (!this.tagMatches(cons, s)) continue
       const bound = this.unify(cons, actual)
       if (bound === null) continue
-      if (!this.tagMatches(cons, s)) continue
       return this.construct(cons, bound, s)
     }
     return fail()
@@ -415,7 +442,7 @@ export class Interpreter {
     const len = cons.tagBits.length
     if (len === 0) return true
     if (s.remainingBits < len) return false
-    return preloadSmallUint(s, len) === parseInt(cons.tagBits, 2)
+    return preloadSmallUint(s, len) === cons.tagValue
   }
 
   private unify(cons: Cons, actual: ReadonlyArray<number | Closure>): Env | null {
@@ -473,9 +500,9 @@ export class Interpreter {
         continue
       }
       if (expr instanceof NameExpr) {
-        const fixed = FIXED.exec(expr.name)
-        if (fixed && fixed[1] !== "bits" && Number(fixed[2]) <= 32) {
-          const text = this.fixed(fixed[1]!, Number(fixed[2]), s)
+        const fixed = fixedType(expr.name)
+        if (fixed !== null && fixed[0] !== "bits" && fixed[1] <= 32) {
+          const text = this.fixed(fixed[0], fixed[1], s)
           env.set(field.name, Number(text))
           out[key] = text
           continue

@@ -1,7 +1,7 @@
 // The body interpreter's integer reads (src/ton/bodies/bits.ts) against @ton/core's own, their reference: random bit
 // strings read at random offsets with every width from 0 to 257 bits give the same values and leave the slice at the
 // same position; a read past the slice's bits throws in both.
-import { beginCell, type Slice } from "@ton/core"
+import { beginCell, BitString, Cell, type Slice } from "@ton/core"
 import { describe, expect, it } from "vitest"
 import { loadIntBits, loadSmallUint, loadUintBits, preloadSmallUint } from "../../../src/ton/bodies/bits.js"
 
@@ -49,6 +49,29 @@ describe("body interpreter's integer reads against @ton/core's", () => {
     expect(reads).toBe(12 * 258)
   })
 
+  it("read bits that start inside a larger buffer (a cell of a parsed bag) as @ton/core does", () => {
+    // a bag's reader makes each cell's bits a window on the bag's bytes: the reads start at the window's offset
+    const next = random(20261128)
+    const bytes = Buffer.from(Array.from({ length: 96 }, () => Math.floor(next() * 256)))
+    for (let base = 0; base < 40; base += 3) {
+      const length = 700 - base
+      const cell = new Cell({ bits: new BitString(bytes, base, length) })
+      for (let skip = 0; skip < 20; skip += 7) {
+        for (const n of [0, 1, 4, 7, 8, 9, 13, 31, 32, 33, 47, 48]) {
+          const [ours, theirs] = [cell.beginParse(), cell.beginParse()]
+          ours.skip(skip)
+          theirs.skip(skip)
+          expect(preloadSmallUint(ours, n)).toBe(theirs.preloadUint(n))
+          expect(loadSmallUint(ours, n)).toBe(theirs.loadUint(n))
+          expect(ours.remainingBits).toBe(theirs.remainingBits)
+          expect(loadUintBits(ours, 257)).toBe(theirs.loadUintBig(257))
+          expect(loadIntBits(ours, 64)).toBe(theirs.loadIntBig(64))
+          expect(ours.remainingBits).toBe(theirs.remainingBits)
+        }
+      }
+    }
+  })
+
   it("reads all-ones and the sign bit alone as @ton/core does", () => {
     for (const n of [1, 8, 31, 32, 33, 47, 48, 49, 63, 64, 65, 128, 256, 257]) {
       for (const fill of [true, false]) {
@@ -67,5 +90,6 @@ describe("body interpreter's integer reads against @ton/core's", () => {
     expect(() => loadUintBits(cell.beginParse(), 11)).toThrow()
     expect(() => loadIntBits(cell.beginParse(), 60)).toThrow()
     expect(() => loadSmallUint(cell.beginParse(), 11)).toThrow()
+    expect(() => preloadSmallUint(cell.beginParse(), 11)).toThrow()
   })
 })
