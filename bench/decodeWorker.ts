@@ -4,14 +4,18 @@
 // renderer alternate round by round so that the machine's load falls on each alike; the drafts are compared byte for
 // byte first. Prints per round this thread's CPU per transaction by stage (block files decoded, the bundle's JSON, the
 // drafts), the process's CPU (V8's GC threads included) and what the collector did (its time, the heap it freed: the garbage); then medians per variant.
+// With --worker the round is exactly what a worker answers a "files" request with (prepare: the drafts rendered with
+// their bodies' texts gathered, the bundle record with those texts encoded), one variant ("worker"), its stages block
+// files and prepare.
 // Usage: npx tsx bench/decodeWorker.ts --gen-dir DIR [--rounds 6] [--mc 0 (all)] [--variants main,project]
-// [--only-variant NAME (no comparison: for a profile)]. Numbers are printed, never asserted.
+// [--only-variant NAME (no comparison: for a profile)] [--worker]. Numbers are printed, never asserted.
 import { GCProfiler } from "node:v8"
 import { Either } from "effect"
 import { parseCli } from "../src/infra/cli.js"
 import { encodeBundle } from "../src/kafka/codec.js"
 import { draftTransactions, type Drafts } from "../src/kafka/transactions.js"
 import { processCpuSeconds, threadCpuSeconds } from "../src/ops/cpu.js"
+import { prepare } from "../src/producer/assemble.js"
 import { assembleBlockFiles } from "../src/producer/blockFiles.js"
 import { type BlockFilesBundle, blockFile } from "../src/source/liteserver/blockFiles.js"
 import { blockKey } from "../src/source/shard.js"
@@ -29,7 +33,8 @@ const args = parseCli(
     rounds: { type: "string", default: "6" },
     mc: { type: "string", default: "0" },
     variants: { type: "string", default: "main,project" },
-    "only-variant": { type: "string" }
+    "only-variant": { type: "string" },
+    worker: { type: "boolean", default: false }
   },
   USAGE
 )
@@ -43,7 +48,9 @@ const renderers: Record<string, (b: MasterchainBundle) => Drafts> = {
   main: draftTransactionsReference,
   project: draftTransactions
 }
-const names = (args["only-variant"] ?? args.variants).split(",")
+const asWorker = args.worker === true
+const names = asWorker ? ["worker"] : (args["only-variant"] ?? args.variants).split(",")
+if (asWorker) renderers.worker = draftTransactions
 for (const n of names) if (renderers[n] === undefined) throw new Error(`unknown variant ${n}`)
 
 installFastCellHash()
@@ -107,14 +114,21 @@ const round = (name: string, keep?: Array<Drafts>): Round => {
     if (Either.isLeft(assembled)) throw assembled.left
     const x = threadCpuSeconds()
     const { bundle: mb, deadLetters } = assembled.right
-    encodeBundle(mb, deadLetters.length)
-    const y = threadCpuSeconds()
-    const d = render(mb)
-    const z = threadCpuSeconds()
-    keep?.push(d)
+    if (asWorker) {
+      // the worker's whole encode stage: drafts, bodies' texts, the bundle record with them
+      const prepared = prepare(assembled.right)
+      keep?.push(prepared.drafts)
+      drafts += threadCpuSeconds() - x
+    } else {
+      encodeBundle(mb, deadLetters.length)
+      const y = threadCpuSeconds()
+      const d = render(mb)
+      const z = threadCpuSeconds()
+      keep?.push(d)
+      bundle += y - x
+      drafts += z - y
+    }
     decode += x - a
-    bundle += y - x
-    drafts += z - y
     n += mb.transactions.length
   }
   txs = n
@@ -147,6 +161,7 @@ if (args["only-variant"] === undefined && names.length > 1) {
   process.stdout.write(`${bundles.length} masterchain blocks, ${txs} transactions; drafts identical: ${same}\n`)
 }
 
+const stages = (bundle: string, drafts: string) => (asWorker ? `prepare ${drafts}` : `bundle JSON ${bundle}, drafts ${drafts}`)
 const rounds: Record<string, Array<Round>> = Object.fromEntries(names.map((n) => [n, []]))
 const f1 = (x: number) => x.toFixed(1)
 for (let r = 0; r < Number(args.rounds); r++) {
@@ -156,7 +171,7 @@ for (let r = 0; r < Number(args.rounds); r++) {
     const x = { ...x0, gcMs: gc.ms, gcs: gc.gcs, freed: gc.freed / txs / 1024 }
     rounds[n]!.push(x)
     process.stdout.write(
-      `round ${r + 1} ${n}: thread ${f1(x.thread)} us/tx (block files ${f1(x.decode)}, bundle JSON ${f1(x.bundle)}, drafts ${f1(x.drafts)}), process ${f1(x.process)} us/tx, GC ${x.gcs} collections ${f1(x.gcMs)} ms, ${f1(x.freed)} KiB/tx freed\n`
+      `round ${r + 1} ${n}: thread ${f1(x.thread)} us/tx (block files ${f1(x.decode)}, ${stages(f1(x.bundle), f1(x.drafts))}), process ${f1(x.process)} us/tx, GC ${x.gcs} collections ${f1(x.gcMs)} ms, ${f1(x.freed)} KiB/tx freed\n`
     )
   }
 }
@@ -165,6 +180,6 @@ for (const n of names) {
   const rs = rounds[n]!
   const m = (k: keyof Round) => f1(median(rs.map((x) => x[k])))
   process.stdout.write(
-    `median ${n}: thread ${m("thread")} us/tx (block files ${m("decode")}, bundle JSON ${m("bundle")}, drafts ${m("drafts")}), process ${m("process")} us/tx, GC ${m("gcMs")} ms a round, ${m("freed")} KiB/tx freed\n`
+    `median ${n}: thread ${m("thread")} us/tx (block files ${m("decode")}, ${stages(m("bundle"), m("drafts"))}), process ${m("process")} us/tx, GC ${m("gcMs")} ms a round, ${m("freed")} KiB/tx freed\n`
   )
 }
