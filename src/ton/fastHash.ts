@@ -109,9 +109,70 @@ const reprScratch = Buffer.alloc(2 + 128 + 4 * 34)
 const reprViews: Array<Buffer | undefined> = []
 const reprBuffer = (length: number): Buffer => (reprViews[length] ??= reprScratch.subarray(0, length))
 
+// Cells made while this is above 0 (withLazyCellHashes) get their level-0 hash when it is first asked for.
+let lazyHashes = 0
+
+/**
+ * `f` with the ordinary level-0 cells it makes (a parsed bag's, typically) hashed only when their hash is first asked
+ * for (`cell.hash()`, a parent's hash, a serializer): a reader that never needs most hashes, as the body interpreter
+ * reading a body's cells, does not pay for them. Depths, levels and every hash asked for are the eager ones. Without
+ * the replaced wonderCalculator (installFastCellHash), cells are hashed as they are made.
+ */
+export const withLazyCellHashes = <A>(f: () => A): A => {
+  lazyHashes++
+  try {
+    return f()
+  } finally {
+    lazyHashes--
+  }
+}
+
+/**
+ * The hashes of an ordinary cell with level-0 children, standing for @ton/core's frozen array of them: a length of 1
+ * (the cell reads `_hashes[min(length - 1, level)]`, the level-0 hash at every level) and an element 0 computed on
+ * first access. The cache is a holder of its own, since the cell freezes this object.
+ */
+class LazyHashes {
+  readonly length = 1
+  private readonly memo: { hash: Buffer | undefined } = { hash: undefined }
+  constructor(
+    private readonly bits: BitString,
+    private readonly refs: ReadonlyArray<Cell>
+  ) {}
+
+  get 0(): Buffer {
+    return (this.memo.hash ??= levelZeroHash(this.bits, this.refs))
+  }
+}
+
+/** The representation hash of an ordinary cell whose children are all of level 0. */
+const levelZeroHash = (bits: BitString, refs: ReadonlyArray<Cell>): Buffer => {
+  const n = refs.length
+  // the children's hashes first: a lazy child computes its own in the same scratch buffer
+  const childHashes: Array<Buffer> = new Array(n)
+  for (let i = 0; i < n; i++) childHashes[i] = refs[i]!.hash(0)
+  const len = bits.length
+  const dataBytes = (len + 7) >> 3
+  const repr = reprBuffer(2 + dataBytes + 34 * n)
+  repr[0] = n
+  repr[1] = dataBytes + (len >> 3)
+  let pos = writePaddedBits(repr, 2, bits)
+  for (let i = 0; i < n; i++) {
+    const d = refs[i]!.depth(0)
+    repr[pos++] = (d >> 8) & 0xff
+    repr[pos++] = d & 0xff
+  }
+  for (let i = 0; i < n; i++) {
+    childHashes[i]!.copy(repr, pos)
+    pos += 32
+  }
+  return sha256(repr)
+}
+
 /**
  * @ton/core's `wonderCalculator` (levels, depths and hashes of a new cell) with a direct path for the case nearly
- * every cell is in: ordinary, with only level-0 children, so one representation and one hash cover all four levels.
+ * every cell is in: ordinary, with only level-0 children, so one representation and one hash cover all four levels
+ * (inside withLazyCellHashes, that hash is computed when first asked for).
  */
 export const makeFastWonderCalculator = (
   slow: WonderCalculator,
@@ -121,6 +182,16 @@ export const makeFastWonderCalculator = (
     if (type !== CellType.Ordinary) return slow(type, bits, refs)
     const n = refs.length
     for (let i = 0; i < n; i++) if (refs[i]!.mask.value !== 0) return slow(type, bits, refs)
+    if (lazyHashes > 0) {
+      let depth = 0
+      for (let i = 0; i < n; i++) {
+        const d = refs[i]!.depth(0)
+        if (d > depth) depth = d
+      }
+      if (n > 0) depth++
+      const hashes = new LazyHashes(bits, refs) as unknown as Array<Buffer>
+      return { mask: new LevelMask(0), hashes, depths: [depth] }
+    }
     const len = bits.length
     const dataBytes = (len + 7) >> 3
     const repr = reprBuffer(2 + dataBytes + 34 * n)

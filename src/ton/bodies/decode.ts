@@ -12,6 +12,7 @@ import { CellValue, type Cons, Interpreter, markerBoc, NO_PARSE, Scheme, SchemeE
 import { loadSmallUint } from "./bits.js"
 import { OPCODE_NAMES } from "./opcodeNames.js"
 import { storedBodyScheme } from "./scheme.js"
+import { withLazyCellHashes } from "../fastHash.js"
 
 /** Decoded JSON: strings, booleans (one-bit fields) and objects (every cell already printed or decoded). */
 export type DecodedBody = string | boolean | { readonly [key: string]: DecodedBody }
@@ -191,9 +192,13 @@ const decodeOne = (cell: Cell): TlbJson | null => {
 
 const MAX_DEPTH = 10
 
+/**
+ * The one root of a body's BOC, or null. Its cells are hashed only where a hash is asked for (a cell printed as its
+ * BOC): the interpreter reads bits and refs, and most of a body's cells are never printed.
+ */
 const parseNested = (b64: string): Cell | null => {
   try {
-    const roots = Cell.fromBoc(Buffer.from(b64, "base64"))
+    const roots = withLazyCellHashes(() => Cell.fromBoc(Buffer.from(b64, "base64")))
     return roots.length === 1 ? roots[0]! : null
   } catch {
     return null

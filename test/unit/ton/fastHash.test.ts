@@ -17,7 +17,8 @@ import {
   fastBitsToPaddedBuffer,
   installFastCellHash,
   LIBRARY_ORIGINAL,
-  replaceableFunctions
+  replaceableFunctions,
+  withLazyCellHashes
 } from "../../../src/ton/fastHash.js"
 import { listReal, readRealJson, REAL } from "./support.js"
 
@@ -120,6 +121,31 @@ describe("fast @ton/core internals", () => {
     }
     // whole blocks hold Merkle updates and pruned branches: the library's own paths for levels above 0
     expect(cells).toBeGreaterThan(10000)
+  })
+
+  it("parses every real BOC with hashes made when asked for into the same cells, hashes and depths at every level", () => {
+    let lazy = 0
+    for (const { where, bytes } of bocs) {
+      // cells made lazily, hashed afterwards (describeTree asks for every level, parents before their children)
+      const parsed = (() => {
+        try {
+          return withLazyCellHashes(() => Cell.fromBoc(bytes))
+        } catch (e) {
+          return `error: ${e instanceof Error ? e.message : String(e)}`
+        }
+      })()
+      if (typeof parsed !== "string") {
+        const made = parsed[0] as unknown as { _hashes: { constructor: { name: string } } }
+        if (made._hashes.constructor.name === "LazyHashes") lazy++
+      }
+      const seen = typeof parsed === "string" ? parsed : parsed.flatMap(describeTree).join("\n")
+      expect(seen, where).toBe(withLibrary(() => outcome(bytes)))
+    }
+    // the replaced path did make lazy cells (ordinary roots of the transactions and toncenter's BOCs)
+    expect(lazy).toBeGreaterThan(100)
+    // outside the scope, cells are hashed as they are made
+    const eager = Cell.fromBoc(bocs[bocs.length - 1]!.bytes)[0] as unknown as { _hashes: unknown }
+    expect(Array.isArray(eager._hashes)).toBe(true)
   })
 
   it("fails on damaged bags exactly as the library does", () => {
