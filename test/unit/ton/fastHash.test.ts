@@ -21,6 +21,9 @@ import {
   withLazyCellHashes
 } from "../../../src/ton/fastHash.js"
 import { listReal, readRealJson, REAL } from "./support.js"
+import { goJson } from "../../../src/api/json.js"
+import { decodeBodyBoc } from "../../../src/ton/bodies/decode.js"
+import { fixtureBodies } from "../../../tools/markerParity/parity.js"
 
 const require = createRequire(import.meta.url)
 installFastCellHash()
@@ -146,6 +149,14 @@ describe("fast @ton/core internals", () => {
     // outside the scope, cells are hashed as they are made
     const eager = Cell.fromBoc(bocs[bocs.length - 1]!.bytes)[0] as unknown as { _hashes: unknown }
     expect(Array.isArray(eager._hashes)).toBe(true)
+  })
+
+  it("decodes every body of the real blocks (parsed with lazy hashes) as with the library's internals", () => {
+    const bodies = fixtureBodies(REAL).map((b) => b.cell.toBoc().toString("base64"))
+    expect(bodies.length).toBeGreaterThan(400)
+    const fast = bodies.map((b) => goJson(decodeBodyBoc(b)))
+    expect(fast.filter((t) => t !== "null").length).toBeGreaterThan(100)
+    expect(fast).toEqual(withLibrary(() => bodies.map((b) => goJson(decodeBodyBoc(b)))))
   })
 
   it("fails on damaged bags exactly as the library does", () => {
