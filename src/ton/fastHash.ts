@@ -182,35 +182,19 @@ export const makeFastWonderCalculator = (
     if (type !== CellType.Ordinary) return slow(type, bits, refs)
     const n = refs.length
     for (let i = 0; i < n; i++) if (refs[i]!.mask.value !== 0) return slow(type, bits, refs)
-    if (lazyHashes > 0) {
-      let depth = 0
-      for (let i = 0; i < n; i++) {
-        const d = refs[i]!.depth(0)
-        if (d > depth) depth = d
-      }
-      if (n > 0) depth++
-      const hashes = new LazyHashes(bits, refs) as unknown as Array<Buffer>
-      return { mask: new LevelMask(0), hashes, depths: [depth] }
-    }
-    const len = bits.length
-    const dataBytes = (len + 7) >> 3
-    const repr = reprBuffer(2 + dataBytes + 34 * n)
-    repr[0] = n
-    repr[1] = dataBytes + (len >> 3)
-    let pos = writePaddedBits(repr, 2, bits)
     let depth = 0
     for (let i = 0; i < n; i++) {
       const d = refs[i]!.depth(0)
-      repr[pos++] = (d >> 8) & 0xff
-      repr[pos++] = d & 0xff
       if (d > depth) depth = d
     }
-    for (let i = 0; i < n; i++) {
-      refs[i]!.hash(0).copy(repr, pos)
-      pos += 32
-    }
     if (n > 0) depth++
-    const hash = sha256(repr)
+    if (lazyHashes > 0) {
+      const hashes = new LazyHashes(bits, refs) as unknown as Array<Buffer>
+      return { mask: new LevelMask(0), hashes, depths: [depth] }
+    }
+    // One path for both: a child made lazily (a body's cell under a cell built afterwards) hashes itself in the
+    // shared scratch buffer, so the children's hashes are taken before this cell's representation is written there.
+    const hash = levelZeroHash(bits, refs)
     return { mask: new LevelMask(0), hashes: [hash, hash, hash, hash], depths: [depth, depth, depth, depth] }
   }
 }
