@@ -148,9 +148,9 @@ class LazyHashes {
 /** The representation hash of an ordinary cell whose children are all of level 0. */
 const levelZeroHash = (bits: BitString, refs: ReadonlyArray<Cell>): Buffer => {
   const n = refs.length
-  // the children's hashes first: a lazy child computes its own in the same scratch buffer
-  const childHashes: Array<Buffer> = new Array(n)
-  for (let i = 0; i < n; i++) childHashes[i] = refs[i]!.hash(0)
+  // the children's hashes first: a lazy child computes its own in the same scratch buffer, and keeps it, so asking
+  // again below (once this cell's representation is being written there) only reads it
+  for (let i = 0; i < n; i++) refs[i]!.hash(0)
   const len = bits.length
   const dataBytes = (len + 7) >> 3
   const repr = reprBuffer(2 + dataBytes + 34 * n)
@@ -163,7 +163,7 @@ const levelZeroHash = (bits: BitString, refs: ReadonlyArray<Cell>): Buffer => {
     repr[pos++] = d & 0xff
   }
   for (let i = 0; i < n; i++) {
-    childHashes[i]!.copy(repr, pos)
+    refs[i]!.hash(0).copy(repr, pos)
     pos += 32
   }
   return sha256(repr)
