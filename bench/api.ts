@@ -38,6 +38,7 @@ import type { BlockRecord, MasterchainBundle } from "../src/ton/record.js"
 import { MemoryTxStore } from "../tools/fake/memoryStore.js"
 import { parseCli } from "../src/infra/cli.js"
 import { peakRssBytes, readStat } from "./lib/proc.js"
+import { benchApiNodeArgs, type Runnable, startApiRunnable } from "./lib/runnable.js"
 
 // No options: every setting is an environment variable (see the comment at the top).
 parseCli(
@@ -275,49 +276,17 @@ const procUsage = (pid: number): { cpu: number; peakRss: number } => ({
 })
 
 /** The product's API runnable (pipelines/api.ts of BENCH_PROJECT_DIR) over the store; resolves once it listens. */
-const startRunnable = async (
-  project: string,
-  dataDir: string,
-  port: number,
-  env: Record<string, string>
-): Promise<{ pid: number; stop: () => Promise<void> }> => {
-  // BENCH_RUNNABLE=dist runs the compiled runnable (`npm run api`: dist/pipelines/api.js, built by `npm run build`);
-  // BENCH_API_NODE_ARGS adds Node options to it alone (e.g. "--cpu-prof --cpu-prof-dir=DIR")
-  const runnable = process.env.BENCH_RUNNABLE === "dist" ? ["dist/pipelines/api.js"] : ["--import", "tsx", "pipelines/api.ts"]
-  const nodeArgs = (process.env.BENCH_API_NODE_ARGS ?? "").split(" ").filter((a) => a.length > 0)
-  const child = spawn(process.execPath, [...nodeArgs, ...runnable], {
-    cwd: project,
-    env: {
-      ...process.env,
-      CLICKHOUSE_URL: "",
-      CLICKHOUSE_DATA_DIR: dataDir,
-      API_HOST: "127.0.0.1",
-      API_PORT: String(port),
-      METRICS_PORT: String(port + 1),
-      // no SQL endpoint: its default port (8123) may be taken by another process on the machine
-      SQL_PORT: "0",
-      LOG_LEVEL: "warn",
-      ...env
-    },
-    stdio: ["ignore", "pipe", "inherit"]
+const startRunnable = (project: string, dataDir: string, port: number, env: Record<string, string>): Promise<Runnable> =>
+  startApiRunnable({
+    project,
+    dataDir,
+    port,
+    // BENCH_RUNNABLE=dist runs the compiled runnable (`npm run api`: dist/pipelines/api.js, built by `npm run build`);
+    // BENCH_API_NODE_ARGS adds Node options to it alone
+    nodeArgs: benchApiNodeArgs(),
+    entry: process.env.BENCH_RUNNABLE === "dist" ? ["dist/pipelines/api.js"] : ["--import", "tsx", "pipelines/api.ts"],
+    env
   })
-  const exited = new Promise<void>((r) => child.on("exit", () => r()))
-  await new Promise<void>((ok, fail) => {
-    let out = ""
-    child.stdout!.on("data", (d: Buffer) => {
-      out += d.toString("utf8")
-      if (out.includes("listening")) ok()
-    })
-    child.on("exit", (code) => fail(new Error(`api runnable exited with ${code} before listening: ${out.slice(0, 500)}`)))
-  })
-  return {
-    pid: child.pid!,
-    stop: async () => {
-      child.kill("SIGTERM")
-      await exited
-    }
-  }
-}
 
 const percentile = (xs: Array<number>, p: number): number =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!

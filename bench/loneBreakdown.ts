@@ -9,12 +9,12 @@
 // by thread class (main, Node's other threads, the engine's). Numbers are printed, never asserted.
 //   BENCH_STORE_DIR=<copy> [BENCH_PROJECT_DIR=<tree>] [BENCH_SINGLES=300] [BENCH_PORT=41500]
 //   [BENCH_API_NODE_ARGS="..."] [BENCH_API_ENV="K=V ..."] nice -n 5 npx tsx bench/loneBreakdown.ts
-import { spawn } from "node:child_process"
 import { existsSync, readFileSync, rmSync } from "node:fs"
 import { connect, type Socket } from "node:net"
 import { loadavg, tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { threadStats } from "./lib/proc.js"
+import { benchApiNodeArgs, startApiRunnable } from "./lib/runnable.js"
 import { benchStore } from "./lib/store.js"
 
 const { dir, stamp } = benchStore()
@@ -31,40 +31,13 @@ const extraEnv = Object.fromEntries(
     .map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)])
 )
 
-const child = spawn(
-  process.execPath,
-  [
-    "--import",
-    join(import.meta.dirname, "lib", "loneStamps.mjs"),
-    ...(process.env.BENCH_API_NODE_ARGS ?? "").split(" ").filter((a) => a.length > 0),
-    "dist/pipelines/api.js"
-  ],
-  {
-    cwd: project,
-    env: {
-      ...process.env,
-      CLICKHOUSE_URL: "",
-      CLICKHOUSE_DATA_DIR: dir,
-      API_HOST: "127.0.0.1",
-      API_PORT: String(port),
-      METRICS_PORT: String(port + 1),
-      SQL_PORT: "0",
-      LOG_LEVEL: "warn",
-      API_CACHE_BYTES: "0",
-      LONE_STAMPS_FILE: stampsFile,
-      ...extraEnv
-    },
-    stdio: ["ignore", "pipe", "inherit"]
-  }
-)
-const exited = new Promise<void>((r) => child.on("exit", () => r()))
-await new Promise<void>((ok, fail) => {
-  let out = ""
-  child.stdout!.on("data", (d: Buffer) => {
-    out += d.toString("utf8")
-    if (out.includes("listening")) ok()
-  })
-  child.on("exit", (code) => fail(new Error(`api runnable exited with ${code}: ${out.slice(0, 500)}`)))
+const api = await startApiRunnable({
+  project,
+  dataDir: dir,
+  port,
+  nodeArgs: ["--import", join(import.meta.dirname, "lib", "loneStamps.mjs"), ...benchApiNodeArgs()],
+  entry: ["dist/pipelines/api.js"],
+  env: { API_CACHE_BYTES: "0", LONE_STAMPS_FILE: stampsFile, ...extraEnv }
 })
 const base = `http://127.0.0.1:${port}`
 
@@ -114,16 +87,16 @@ const clients: Record<string, (path: string) => Promise<number>> = {
 const byName = new Map<string, number>()
 const threadCpu = (sign = 0): Record<"main" | "node" | "engine", number> => {
   const out = { main: 0, node: 0, engine: 0 }
-  for (const [t, { comm, cpu }] of threadStats(child.pid!)) {
-    out[t === String(child.pid) ? "main" : comm === "node" ? "node" : "engine"] += cpu * 1000
-    const name = t === String(child.pid) ? "main" : comm
+  for (const [t, { comm, cpu }] of threadStats(api.pid)) {
+    out[t === String(api.pid) ? "main" : comm === "node" ? "node" : "engine"] += cpu * 1000
+    const name = t === String(api.pid) ? "main" : comm
     byName.set(name, (byName.get(name) ?? 0) + sign * cpu * 1000)
   }
   return out
 }
 const dump = async (): Promise<Array<Record<string, unknown>>> => {
   rmSync(stampsFile, { force: true })
-  child.kill("SIGUSR2")
+  api.signal("SIGUSR2")
   for (let i = 0; i < 200 && !existsSync(stampsFile); i++) await new Promise((r) => setTimeout(r, 10))
   await new Promise((r) => setTimeout(r, 50))
   return readFileSync(stampsFile, "utf8")
@@ -206,6 +179,5 @@ console.log(
     .join(", ")}`
 )
 socket.destroy()
-child.kill("SIGTERM")
-await exited
+await api.stop()
 rmSync(stampsFile, { force: true })

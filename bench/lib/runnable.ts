@@ -1,0 +1,64 @@
+// The product's API runnable started by a bench over a kept store: its process, the settings every read bench gives it
+// (embedded engine on the store, loopback ports, no SQL endpoint, quiet logs) and the moment it listens.
+import { spawn } from "node:child_process"
+
+export interface Runnable {
+  readonly pid: number
+  readonly signal: (signal: NodeJS.Signals) => void
+  /** SIGTERM, then the process's exit. */
+  readonly stop: () => Promise<void>
+}
+
+/**
+ * Starts `node [nodeArgs] [entry]` in `project` (entry: the compiled `dist/pipelines/api.js` or `--import tsx
+ * pipelines/api.ts`) serving `dataDir` on `port` (metrics on port + 1); `env` adds to or overrides the settings.
+ * Resolves once it prints that it listens; rejects if it exits before.
+ */
+export const startApiRunnable = async (opts: {
+  readonly project: string
+  readonly dataDir: string
+  readonly port: number
+  readonly nodeArgs: ReadonlyArray<string>
+  readonly entry: ReadonlyArray<string>
+  readonly env: Record<string, string>
+}): Promise<Runnable> => {
+  const child = spawn(process.execPath, [...opts.nodeArgs, ...opts.entry], {
+    cwd: opts.project,
+    env: {
+      ...process.env,
+      CLICKHOUSE_URL: "",
+      CLICKHOUSE_DATA_DIR: opts.dataDir,
+      API_HOST: "127.0.0.1",
+      API_PORT: String(opts.port),
+      METRICS_PORT: String(opts.port + 1),
+      // no SQL endpoint: its default port (8123) may be taken by another process on the machine
+      SQL_PORT: "0",
+      LOG_LEVEL: "warn",
+      ...opts.env
+    },
+    stdio: ["ignore", "pipe", "inherit"]
+  })
+  const exited = new Promise<void>((r) => child.on("exit", () => r()))
+  await new Promise<void>((ok, fail) => {
+    let out = ""
+    child.stdout!.on("data", (d: Buffer) => {
+      out += d.toString("utf8")
+      if (out.includes("listening")) ok()
+    })
+    child.on("exit", (code) => fail(new Error(`api runnable exited with ${code} before listening: ${out.slice(0, 500)}`)))
+  })
+  return {
+    pid: child.pid!,
+    signal: (signal) => {
+      child.kill(signal)
+    },
+    stop: async () => {
+      child.kill("SIGTERM")
+      await exited
+    }
+  }
+}
+
+/** BENCH_API_NODE_ARGS: Node options for the runnable alone (e.g. "--cpu-prof --cpu-prof-dir=DIR"). */
+export const benchApiNodeArgs = (): Array<string> =>
+  (process.env.BENCH_API_NODE_ARGS ?? "").split(" ").filter((a) => a.length > 0)
