@@ -21,6 +21,8 @@
 // the processes' garbage collection or JIT settings change their CPU and memory, measured in one run).
 // [--child-log DIR] (each pipeline process's stdout and stderr, whole, to DIR/<name>.log: e.g. the lines of
 // `--node-flags --trace-gc`, which count its scavenges and mark-compacts).
+// [--producer-node-flags "FLAGS"] (Node/V8 flags for the producer process alone, after --node-flags: e.g.
+// "--trace-gc" or a garbage-collection setting measured on the producer without changing the consumer).
 // [--producer-env "K=V ..."] (variables set in the producer's environment alone, e.g. an allocator setting such as
 // MALLOC_MMAP_THRESHOLD_=131072 measured for the producer without changing the other processes).
 // (--store implies --solo false.) [--source toncenter|liteserver] (the producer's upstream; default toncenter, rate
@@ -56,7 +58,7 @@ import { installFastCellHash } from "../src/ton/fastHash.js"
 const USAGE = `Usage: npm run bench:ingest -- [--mc 60] [--tx 30] [--seed 42] | [--gen-dir DIR] [--store DIR] [--solo false]
   [--codec none|gzip|lz4|zstd] [--runtime node|tsx] [--cpu-prof DIR] [--batch-rows 50000] [--mem-log FILE]
   [--source toncenter|liteserver] [--node-flags "FLAGS"] [--child-log DIR] [--engine in-process|server]
-  [--producer-env "K=V ..."]
+  [--producer-env "K=V ..."] [--producer-node-flags "FLAGS"]
   End-to-end ingest over a generated chain; numbers are printed, never asserted (see the file's header).`
 const args = parseCli({
   mc: { type: "string", default: "60" },
@@ -74,7 +76,8 @@ const args = parseCli({
   "node-flags": { type: "string", default: "" },
   "child-log": { type: "string" },
   engine: { type: "string", default: "in-process" },
-  "producer-env": { type: "string", default: "" }
+  "producer-env": { type: "string", default: "" },
+  "producer-node-flags": { type: "string", default: "" }
 }, USAGE)
 if (args.source !== "toncenter" && args.source !== "liteserver") {
   process.stderr.write(`--source must be toncenter or liteserver\n${USAGE}\n`)
@@ -264,16 +267,23 @@ if (producerEnvPairs.some((p) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(p))) {
 const producerEnv: Record<string, string> = Object.fromEntries(
   producerEnvPairs.map((p) => [p.slice(0, p.indexOf("=")), p.slice(p.indexOf("=") + 1)])
 )
-if (nodeFlags.some((f) => !f.startsWith("--"))) {
-  process.stderr.write(`--node-flags takes flags starting with "--"\n${USAGE}\n`)
+const producerNodeFlags = args["producer-node-flags"].split(/\s+/).filter((f) => f.length > 0)
+if ([...nodeFlags, ...producerNodeFlags].some((f) => !f.startsWith("--"))) {
+  process.stderr.write(`--node-flags and --producer-node-flags take flags starting with "--"\n${USAGE}\n`)
   process.exit(2)
 }
 
-const child = (name: string, script: string, env: Record<string, string>): ChildProcess => {
+const child = (
+  name: string,
+  script: string,
+  env: Record<string, string>,
+  ownFlags: ReadonlyArray<string> = []
+): ChildProcess => {
   const prof = args["cpu-prof"] === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir", args["cpu-prof"]]
   const argv = [
     ...prof,
     ...nodeFlags,
+    ...ownFlags,
     ...(args.runtime === "tsx" ? ["--import", "tsx", script] : [join("dist", script.replace(/\.ts$/, ".js"))])
   ]
   const proc = spawn(process.execPath, argv, {
@@ -526,7 +536,7 @@ const main = async () => {
       PRODUCER_TO: String(chain.last),
       METRICS_PORT: String(producerPort),
       ...producerEnv
-    })
+    }, producerNodeFlags)
     let producerMetrics = new Map<string, number>()
     let producerDone: number | undefined
     let firstStored: number | undefined
@@ -776,7 +786,7 @@ const main = async () => {
       PRODUCER_TO: String(chain.last),
       METRICS_PORT: String(await freePortPair()),
       ...producerEnv
-    })
+    }, producerNodeFlags)
     const soloProducerCode = await new Promise<number | null>((r) => soloProducer.once("exit", r))
     if (soloProducerCode !== 0) throw new Error("solo producer failed")
     const soloProducerSeconds = (Date.now() - soloProducerStart) / 1000
