@@ -72,24 +72,8 @@ const writeBytes = (buf: Buffer, offset: number, b: Bytes, length: number): numb
   return offset + length
 }
 
-/** A record sized and ready to be written: what `writeRecord` needs, its total bytes in `length`. */
-export interface RecordPlan {
-  readonly length: number
-  readonly body: number
-  readonly ts: number
-  readonly od: number
-  readonly key: Bytes
-  readonly keyLength: number
-  readonly value: Bytes
-  readonly valueLength: number
-  readonly headerKeys: ReadonlyArray<string>
-  readonly headerValues: ReadonlyArray<Bytes>
-  /** Each header's key and value lengths, in turn. */
-  readonly headerLengths: ReadonlyArray<number>
-}
-
-/** The record's plan, or undefined when it is not one this encoder takes (kafkajs's own encoder does it then). */
-export const planRecord = (record: RecordInput): RecordPlan | undefined => {
+/** The record's bytes, or undefined when it is not one this encoder takes (kafkajs's own encoder does it then). */
+export const encodeRecordBytes = (record: RecordInput): Buffer | undefined => {
   const offsetDelta = record.offsetDelta ?? 0
   const timestampDelta = record.timestampDelta ?? 0
   if (!Number.isSafeInteger(offsetDelta) || Math.abs(offsetDelta) >= 2 ** 31) return undefined
@@ -126,101 +110,35 @@ export const planRecord = (record: RecordInput): RecordPlan | undefined => {
     headerLengths.push(kl, vl)
     body += uvarintSize(zigzag(kl)) + kl + uvarintSize(zigzag(vl)) + vl
   }
-  const length = uvarintSize(zigzag(body)) + body
-  return { length, body, ts, od, key, keyLength, value, valueLength, headerKeys, headerValues, headerLengths }
-}
-
-/** Writes the planned record at `at` in `buf` (which has room for `plan.length` bytes there); the offset after it. */
-export const writeRecord = (buf: Buffer, at: number, plan: RecordPlan): number => {
-  let o = writeUvarint(buf, at, zigzag(plan.body))
+  const buf = Buffer.allocUnsafe(uvarintSize(zigzag(body)) + body)
+  let o = writeUvarint(buf, 0, zigzag(body))
   buf[o++] = 0 // attributes: none used
-  o = writeUvarint(buf, o, plan.ts)
-  o = writeUvarint(buf, o, plan.od)
-  o = writeBytes(buf, o, plan.key, plan.keyLength)
-  o = writeBytes(buf, o, plan.value, plan.valueLength)
-  o = writeUvarint(buf, o, zigzag(plan.headerKeys.length))
-  for (let i = 0; i < plan.headerKeys.length; i++) {
-    o = writeBytes(buf, o, plan.headerKeys[i]!, plan.headerLengths[2 * i]!)
-    o = writeBytes(buf, o, plan.headerValues[i]!, plan.headerLengths[2 * i + 1]!)
+  o = writeUvarint(buf, o, ts)
+  o = writeUvarint(buf, o, od)
+  o = writeBytes(buf, o, key, keyLength)
+  o = writeBytes(buf, o, value, valueLength)
+  o = writeUvarint(buf, o, zigzag(headerKeys.length))
+  for (let i = 0; i < headerKeys.length; i++) {
+    o = writeBytes(buf, o, headerKeys[i]!, headerLengths[2 * i]!)
+    o = writeBytes(buf, o, headerValues[i]!, headerLengths[2 * i + 1]!)
   }
-  if (o - at !== plan.length) throw new Error(`record encoder wrote ${o - at} of ${plan.length} bytes`)
-  return o
-}
-
-/** The record's bytes, or undefined when it is not one this encoder takes (kafkajs's own encoder does it then). */
-export const encodeRecordBytes = (record: RecordInput): Buffer | undefined => {
-  const plan = planRecord(record)
-  if (plan === undefined) return undefined
-  const buf = Buffer.allocUnsafe(plan.length)
-  writeRecord(buf, 0, plan)
+  if (o !== buf.length) throw new Error(`record encoder wrote ${o} of ${buf.length} bytes`)
   return buf
 }
 
 /** kafkajs's own record encoder (the reference, and the fallback). */
 export const kafkajsRecordEncoder = (): Encode => require(RECORD_MODULE) as Encode
 
-/**
- * A record not yet written: its plan, written straight into the join of a record batch (`writeEncoderArrayPresized`)
- * without a buffer of its own. Seen as kafkajs's Encoder (its prototype), `buf`, `offset` and so `buffer` read as
- * kafkajs's encoder of that record would: anything other than the join that asks for its bytes has them written then,
- * once, into a buffer of their own, which is what the encoder holds from then on.
- */
-interface PlannedEncoder {
-  plan: RecordPlan
-  /** The record's bytes once something other than the join asked for them. */
-  bytes: Buffer | undefined
-  /** Where an encoder written on after it was made (kafkajs never does for a record) stands. */
-  end: number | undefined
-}
-
-let plannedProto: object | undefined
-const plannedPrototype = (): object => {
-  if (plannedProto !== undefined) return plannedProto
-  const EncoderClass = require("kafkajs/src/protocol/encoder.js") as { prototype: object }
-  const own = (e: PlannedEncoder): Buffer => {
-    if (e.bytes === undefined) {
-      e.bytes = Buffer.allocUnsafe(e.plan.length)
-      writeRecord(e.bytes, 0, e.plan)
-    }
-    return e.bytes
-  }
-  plannedProto = Object.create(EncoderClass.prototype, {
-    buf: {
-      get(this: PlannedEncoder): Buffer {
-        return own(this)
-      },
-      set(this: PlannedEncoder, v: Buffer) {
-        this.bytes = v
-      }
-    },
-    offset: {
-      get(this: PlannedEncoder): number {
-        return this.end ?? this.plan.length
-      },
-      set(this: PlannedEncoder, v: number) {
-        own(this)
-        this.end = v
-      }
-    }
-  }) as object
-  return plannedProto
-}
-
-/** A planned record whose bytes nobody asked for yet: the join writes it from its plan. */
-const unwritten = (v: unknown): v is PlannedEncoder =>
-  plannedProto !== undefined && typeof v === "object" && v !== null && Object.getPrototypeOf(v) === plannedProto &&
-  (v as PlannedEncoder).bytes === undefined
-
-/** The same record as a planned encoder (written where kafkajs's record batch joins it), or through kafkajs's. */
+/** The same record through `encodeRecordBytes`, wrapped as kafkajs's record batch expects, or through kafkajs's. */
 export const makeRecordEncoder = (fallback: Encode): Encode => {
-  const proto = plannedPrototype()
+  // An encoder whose buffer is the record: kafkajs's Encoder class with its bytes in place, so `buffer` is the view.
+  const EncoderClass = require("kafkajs/src/protocol/encoder.js") as { prototype: object }
   return (record) => {
-    const plan = planRecord(record)
-    if (plan === undefined) return fallback(record)
-    const e = Object.create(proto) as PlannedEncoder
-    e.plan = plan
-    e.bytes = undefined
-    e.end = undefined
+    const bytes = encodeRecordBytes(record)
+    if (bytes === undefined) return fallback(record)
+    const e = Object.create(EncoderClass.prototype) as { buf: Buffer; offset: number }
+    e.buf = bytes
+    e.offset = bytes.length
     return e as unknown as EncoderLike
   }
 }
@@ -236,29 +154,23 @@ interface KafkajsEncoder {
 /**
  * kafkajs's `writeEncoderArray` (how a record batch joins its records before compressing them, and a request its
  * parts) with the room for all of them made once: kafkajs's grows its buffer by doubling, zero-filling and copying
- * it again for every power of two a multi-megabyte request passes. A planned record (`makeRecordEncoder`) is
- * written into the room directly. Same bytes, same error for a non-encoder.
+ * it again for every power of two a multi-megabyte request passes. Same bytes, same error for a non-encoder.
  */
 export function writeEncoderArrayPresized(this: KafkajsEncoder, value: ReadonlyArray<KafkajsEncoder>): KafkajsEncoder {
-  if (!Array.isArray(value) || value.some((v) => v == null || !(unwritten(v) || Buffer.isBuffer(v.buf)))) {
+  if (!Array.isArray(value) || value.some((v) => v == null || !Buffer.isBuffer(v.buf))) {
     throw new Error("all values should be an instance of Encoder[]")
   }
-  const parts: Array<Buffer | RecordPlan> = value.map((v) => (unwritten(v) ? v.plan : v.buffer))
+  const parts = value.map((v) => v.buffer)
   let total = this.offset
   for (const p of parts) total += p.length
   if (total > this.buf.length) {
-    // every byte up to `total` is written below, so the room needs no zero-filling
-    const grown = Buffer.allocUnsafeSlow(total)
+    const grown = Buffer.alloc(total)
     this.buf.copy(grown, 0, 0, this.offset)
     this.buf = grown
   }
   for (const p of parts) {
-    if (Buffer.isBuffer(p)) {
-      p.copy(this.buf, this.offset)
-      this.offset += p.length
-    } else {
-      this.offset = writeRecord(this.buf, this.offset, p)
-    }
+    p.copy(this.buf, this.offset)
+    this.offset += p.length
   }
   return this
 }

@@ -2,11 +2,10 @@
 // real records (every bundle and transaction record of a generated chain with the recorded real transactions, as the
 // producer sends them, with kafkajs's offset and timestamp deltas) and for edge cases (absent keys and values, text
 // with multi-byte characters, header arrays and Buffer values, varints of every width, negative deltas); records it
-// does not take go to kafkajs's encoder; the presized join of encoders gives kafkajs's bytes; records are written
-// into that join from their plans, with no buffer of their own; and the installed encoder is what kafkajs's produce
-// request uses.
+// does not take go to kafkajs's encoder; the presized join of encoders gives kafkajs's bytes; and the installed
+// encoder is what kafkajs's produce request uses.
 import { createRequire } from "node:module"
-import { describe, expect, it, vi } from "vitest"
+import { describe, expect, it } from "vitest"
 import { encodeBundle } from "../../../src/kafka/codec.js"
 import {
   encodeRecordBytes,
@@ -136,51 +135,6 @@ describe("Kafka record encoder", () => {
       }
     }
     expect(error(writeEncoderArrayPresized)).toBe(error(kafkajsJoin))
-  })
-
-  it("writes records into the join of a record batch from their plans, with no buffer of their own", () => {
-    const encode = makeRecordEncoder(reference)
-    const history = new PublishHistory()
-    const messages: Array<RecordInput> = []
-    for (let s = chain.first; s <= chain.first + 3; s++) {
-      const prepared = prepare(assembleBundle(rawBundle(chain, s)!, chain.network, pipelineDecode))
-      const done = completeBundle(prepared.mcSeqno, prepared.drafts, prepared.accountStates, history)
-      messages.push(prepared.bundle!, ...done.records)
-    }
-    // as kafkajs's record batch builds and joins them (compressRecords: a fresh encoder; uncompressed: after the header)
-    const records = (enc: typeof reference) =>
-      messages.map((m, i) => enc({ ...m, offsetDelta: i, timestampDelta: 5 * i })) as unknown as Array<KafkajsEncoder>
-    const expected = (() => {
-      const e = new Encoder()
-      e.writeInt32(3)
-      kafkajsJoin.call(e, records(reference))
-      return e.buffer.toString("hex")
-    })()
-    const e = new Encoder()
-    e.writeInt32(3)
-    const allocations = [vi.spyOn(Buffer, "alloc"), vi.spyOn(Buffer, "allocUnsafe"), vi.spyOn(Buffer, "allocUnsafeSlow")]
-    try {
-      writeEncoderArrayPresized.call(e, records(encode))
-      // the join's room once, whatever the number of records
-      expect(allocations.reduce((n, a) => n + a.mock.calls.length, 0)).toBe(1)
-    } finally {
-      for (const a of allocations) a.mockRestore()
-    }
-    expect(messages.length).toBeGreaterThan(20)
-    expect(e.buffer.toString("hex")).toBe(expected)
-    // a planned record read as an encoder first (its bytes written then) joins the same
-    const readFirst = records(encode)
-    expect(readFirst[1]!.buffer.toString("hex")).toBe(records(reference)[1]!.buffer.toString("hex"))
-    const again = new Encoder()
-    again.writeInt32(3)
-    writeEncoderArrayPresized.call(again, readFirst)
-    expect(again.buffer.toString("hex")).toBe(expected)
-    // and one written on after it was made holds what was written, as kafkajs's own encoder does
-    const grown = records(encode)[0]! as unknown as KafkajsEncoder & { writeInt32(v: number): unknown }
-    const grownRef = records(reference)[0]! as unknown as KafkajsEncoder & { writeInt32(v: number): unknown }
-    grown.writeInt32(77)
-    grownRef.writeInt32(77)
-    expect(grown.buffer.toString("hex")).toBe(grownRef.buffer.toString("hex"))
   })
 
   it("is installed where kafkajs's produce request takes its record encoder", () => {
