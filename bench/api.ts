@@ -9,7 +9,9 @@
 // each endpoint is loaded with requests spread over BENCH_SAMPLE (default 10,000, or all) random masterchain blocks, at
 // 40 transactions per response, with API_CACHE_BYTES=0 (every request reads the store), then with the cache on after
 // one pass filled it (BENCH_CACHE=off or on runs one of the two; BENCH_WARM=1 passes once untimed with it off); it
-// prints req/s, p50/p99, one-connection latency, the runnable's CPU per request and peak RSS. BENCH_LIMITS=10,40,100,256 (volume mode) mixes page shapes instead: each
+// prints req/s, p50/p99, one-connection latency (fetch; with BENCH_SINGLES_HTTP=1 also node:http on one keep-alive
+// socket, printed beside it as "1-conn node:http"), the runnable's CPU per request and peak RSS; BENCH_V2_PER_MC=N
+// takes N basechain blocks of each sampled masterchain block for the v2 pages (more blocks than masterchain ones). BENCH_LIMITS=10,40,100,256 (volume mode) mixes page shapes instead: each
 // request's limit (v3) or count (v2) is drawn from the list, and each v3 request's order (asc or desc) and offset (0 to
 // BENCH_MAX_OFFSET - 1, default 30: below every block's transaction count of the 200,000-transaction store) at random
 // too (deterministic: the same requests on every run over the same store).
@@ -39,6 +41,7 @@ import { MemoryTxStore } from "../tools/fake/memoryStore.js"
 import { parseCli } from "../src/infra/cli.js"
 import { peakRssBytes, readStat } from "./lib/proc.js"
 import { benchApiNodeArgs, type Runnable, startApiRunnable } from "./lib/runnable.js"
+import { keepAliveGetter, v2BlocksOf } from "./lib/volumeSample.js"
 
 // No options: every setting is an environment variable (see the comment at the top).
 parseCli(
@@ -53,6 +56,9 @@ Settings are environment variables:
   BENCH_WARM=1                    (volume mode, cache off) one untimed pass over the sample first (engine caches warm)
   BENCH_ENDPOINT=v2|v3            (volume mode) load one endpoint only (default both)
   BENCH_SINGLES=N                 (volume mode) one-connection requests for the latency figure
+  BENCH_SINGLES_HTTP=1            (volume mode) a second one-connection figure, node:http on a keep-alive socket
+                                  (over the next BENCH_SINGLES paths, alternating with the fetch ones)
+  BENCH_V2_PER_MC=N               (volume mode) v2 pages over N basechain blocks of each sampled masterchain block
   BENCH_PORT=P                    (volume mode) the runnable's port (default 18480)
   BENCH_LIMITS=A,B,...            (volume mode) mixed page shapes: limits/counts drawn from the list, v3 orders and
                                   offsets at random (default: every page limit/count 40, desc, offset 0)
@@ -326,6 +332,10 @@ const volume = async (dataDir: string) => {
   const base = `http://127.0.0.1:${port}`
   // the sequential pass over the first BENCH_SINGLES paths of the sample (default 500)
   const singlesCount = Number(process.env.BENCH_SINGLES ?? 500)
+  const singlesHttpOn = process.env.BENCH_SINGLES_HTTP === "1"
+  // BENCH_V2_PER_MC: basechain blocks per sampled masterchain block for the v2 pages (default 1)
+  const v2PerMc = Number(process.env.BENCH_V2_PER_MC ?? 1)
+  if (!Number.isInteger(v2PerMc) || v2PerMc < 1) throw new Error(`BENCH_V2_PER_MC: ${process.env.BENCH_V2_PER_MC}`)
   // BENCH_LIMITS: mixed page shapes, drawn by a seeded generator per request (the same on every run)
   const limits = (process.env.BENCH_LIMITS ?? "").split(",").filter((x) => x !== "").map(Number)
   if (limits.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`BENCH_LIMITS: ${process.env.BENCH_LIMITS}`)
@@ -364,11 +374,10 @@ const volume = async (dataDir: string) => {
       for (const seqno of process.env.BENCH_ENDPOINT === "v3" ? [] : mcs) {
         const res = await fetch(`${base}/api/v3/masterchainBlockShards?seqno=${seqno}`)
         const blocks = ((await res.json()) as { blocks: Array<{ workchain: number; shard: string; seqno: number; tx_count: number }> }).blocks
-        const pick = blocks.filter((b) => b.workchain === 0 && b.tx_count > 0)
-        const b = pick[seqno % Math.max(1, pick.length)]
-        if (b === undefined) continue
-        const shard = BigInt.asIntN(64, BigInt(`0x${b.shard}`)).toString()
-        v2.push(`/api/v2/getBlockTransactionsExt?workchain=0&shard=${shard}&seqno=${b.seqno}&count=${v2Count(drawV2)}`)
+        for (const b of v2BlocksOf(seqno, blocks, v2PerMc)) {
+          const shard = BigInt.asIntN(64, BigInt(`0x${b.shard}`)).toString()
+          v2.push(`/api/v2/getBlockTransactionsExt?workchain=0&shard=${shard}&seqno=${b.seqno}&count=${v2Count(drawV2)}`)
+        }
       }
       const v3 = mcs.map((m) => `/api/v3/masterchainBlockShardState?seqno=${m}&${v3Shape(drawV3)}`)
       const targets: Array<[string, Array<string>]> = [
@@ -390,16 +399,29 @@ const volume = async (dataDir: string) => {
           }
           await Promise.all([worker(), worker(), worker(), worker()])
         }
+        // fetch (undici) over the first BENCH_SINGLES paths, as this figure has always been taken; with
+        // BENCH_SINGLES_HTTP=1 a node:http keep-alive socket over the next BENCH_SINGLES, the two requests alternating
         const singles: Array<number> = []
+        const singlesHttp: Array<number> = []
         let bodyBytes = 0
-        for (const path of paths.slice(0, singlesCount)) {
+        const http = singlesHttpOn ? keepAliveGetter(base) : undefined
+        for (let i = 0; i < singlesCount; i++) {
+          const path = paths[i % paths.length]!
           const t0 = performance.now()
           const res = await fetch(base + path)
           const body = await res.arrayBuffer()
           singles.push(performance.now() - t0)
           if (res.status !== 200) throw new Error(`${path}: ${res.status} ${Buffer.from(body).toString().slice(0, 200)}`)
           bodyBytes += body.byteLength
+          if (http === undefined) continue
+          const pathHttp = paths[(singlesCount + i) % paths.length]!
+          const t1 = performance.now()
+          const r = await http.get(pathHttp)
+          singlesHttp.push(performance.now() - t1)
+          if (r.status !== 200) throw new Error(`${pathHttp}: ${r.status} ${r.body.toString().slice(0, 200)}`)
         }
+        const httpSockets = http?.sockets() ?? 0
+        http?.close()
         const before = procUsage(api.pid)
         const r = await loadPaths(base, paths)
         const after = procUsage(api.pid)
@@ -409,9 +431,13 @@ const volume = async (dataDir: string) => {
             `${r.requests.average.toFixed(0).padStart(6)} req/s  ` +
             `p50 ${String(r.latency.p50).padStart(4)} ms  p99 ${String(r.latency.p99).padStart(4)} ms  ` +
             `1-conn p50 ${percentile(singles, 0.5).toFixed(1).padStart(5)} ms p99 ${percentile(singles, 0.99).toFixed(1).padStart(5)} ms  ` +
+            (singlesHttp.length === 0
+              ? ""
+              : `1-conn node:http p50 ${percentile(singlesHttp, 0.5).toFixed(1).padStart(5)} ms p99 ` +
+                `${percentile(singlesHttp, 0.99).toFixed(1).padStart(5)} ms (${httpSockets} socket${httpSockets === 1 ? "" : "s"})  `) +
             `cpu/req ${cpuMs.toFixed(2)} ms  peak RSS ${(after.peakRss / 1024 / 1024).toFixed(0)} MiB  ` +
             `mean body ${(bodyBytes / singles.length / 1024).toFixed(0)} KiB  ` +
-            `done ${r.requests.total}  non-2xx ${r.non2xx}  errors ${r.errors}`
+            `done ${r.requests.total} over ${paths.length} pages  non-2xx ${r.non2xx}  errors ${r.errors}`
         )
       }
     } finally {
