@@ -1,22 +1,13 @@
 // A process that talks to a ClickHouse server never loads the embedded engine: importing the consumer's and the
 // API's modules leaves libchdb.so (~175-190 MB resident once loaded) unmapped; opening an embedded engine maps it.
 // Each side runs in a process of its own, since a loaded library stays loaded.
-import { spawnSync } from "node:child_process"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join, resolve } from "node:path"
-import { pathToFileURL } from "node:url"
 import { describe, expect, it } from "vitest"
-
-const src = (path: string) => pathToFileURL(resolve(import.meta.dirname, "../../../src", path)).href
+import { runScript, srcUrl as src } from "../../support/scriptProcess.js"
 
 /** Runs `body` after importing the consumer's and the API's modules; answers whether libchdb.so is mapped then. */
-const chdbMappedAfter = (body: string): boolean => {
-  const dir = mkdtempSync(join(tmpdir(), "lazy-engine-"))
-  try {
-    const script = join(dir, "probe.mts")
-    writeFileSync(
-      script,
+const chdbMappedAfter = (body: string): boolean =>
+  JSON.parse(
+    runScript(
       `import { readFileSync } from "node:fs"
 import * as ch from ${JSON.stringify(src("clickhouse/ClickHouse.ts"))}
 import * as consumer from ${JSON.stringify(src("consumer/BundleConsumer.ts"))}
@@ -24,15 +15,10 @@ import * as api from ${JSON.stringify(src("api/ApiServer.ts"))}
 void consumer, api
 ${body}
 process.stdout.write(JSON.stringify(readFileSync("/proc/self/maps", "utf8").includes("libchdb")))
-`
+`,
+      { env: (dir) => ({ CHDB_DIR: dir }) }
     )
-    const run = spawnSync(process.execPath, ["--import", "tsx", script], { encoding: "utf8", env: { ...process.env, CHDB_DIR: dir } })
-    expect(run.status, run.stderr).toBe(0)
-    return JSON.parse(run.stdout) as boolean
-  } finally {
-    rmSync(dir, { recursive: true, force: true })
-  }
-}
+  ) as boolean
 
 describe("the embedded engine's library", () => {
   it("is not loaded by importing the consumer and the API", () => {

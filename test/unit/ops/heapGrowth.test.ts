@@ -1,23 +1,16 @@
 // The producer's bound on heap growth (PRODUCER_HEAP_GROWTH_PERCENT, off by default): a process that keeps a steady
 // live set and promotes everything it has in flight, as the producer does, holds far less heap with the bound set at
 // run time than with V8's own factor. Each side runs in a process of its own, since the flag is process-wide.
-import { spawnSync } from "node:child_process"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join, resolve } from "node:path"
-import { pathToFileURL } from "node:url"
 import { describe, expect, it } from "vitest"
 import { limitHeapGrowth } from "../../../src/ops/heapGrowth.js"
+import { runScript, srcUrl } from "../../support/scriptProcess.js"
 
-const moduleUrl = pathToFileURL(resolve(import.meta.dirname, "../../../src/ops/heapGrowth.ts")).href
+const moduleUrl = srcUrl("ops/heapGrowth.ts")
 
 /** Largest heap total (MB) of a run that keeps ~30 MB live and ~40 batches in flight, with the bound or without. */
-const churn = (percent: number | undefined): { maxTotalMb: number; liveMb: number } => {
-  const dir = mkdtempSync(join(tmpdir(), "heap-growth-"))
-  try {
-    const script = join(dir, "churn.mts")
-    writeFileSync(
-      script,
+const churn = (percent: number | undefined): { maxTotalMb: number; liveMb: number } =>
+  JSON.parse(
+    runScript(
       `import v8 from "node:v8"
 import { limitHeapGrowth } from ${JSON.stringify(moduleUrl)}
 ${percent === undefined ? "" : `limitHeapGrowth(${percent})`}
@@ -35,15 +28,10 @@ for (let round = 0; round < 600; round++) {
 inFlight.length = 0
 globalThis.gc()
 process.stdout.write(JSON.stringify({ maxTotalMb: maxTotal / 1048576, liveMb: v8.getHeapStatistics().used_heap_size / 1048576, kept: live.length }))
-`
+`,
+      { nodeArgs: ["--expose-gc"] }
     )
-    const run = spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", script], { encoding: "utf8" })
-    expect(run.status, run.stderr).toBe(0)
-    return JSON.parse(run.stdout) as { maxTotalMb: number; liveMb: number }
-  } finally {
-    rmSync(dir, { recursive: true, force: true })
-  }
-}
+  ) as { maxTotalMb: number; liveMb: number }
 
 describe("limitHeapGrowth", () => {
   it("keeps a churning heap within a fraction of what V8's own factor lets it grow to", () => {

@@ -1,26 +1,19 @@
 // Freeing a buffer's bytes when the program is done with them (src/ops/release.ts) and the producer's use of it after
 // a Kafka transaction commits: a promoted buffer dropped the ordinary way keeps its bytes until the next full
 // collection; released, they go at the next scavenge.
-import { spawnSync } from "node:child_process"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join, resolve } from "node:path"
-import { pathToFileURL } from "node:url"
 import { describe, expect, it } from "vitest"
 import type { PublishItem } from "../../../src/kafka/BundlePublisher.js"
 import { releaseBytes } from "../../../src/ops/release.js"
 import type { Prepared } from "../../../src/producer/assemble.js"
 import { releasePublished } from "../../../src/producer/Producer.js"
+import { runScript, srcUrl } from "../../support/scriptProcess.js"
 
-const moduleUrl = pathToFileURL(resolve(import.meta.dirname, "../../../src/ops/release.ts")).href
+const moduleUrl = srcUrl("ops/release.ts")
 
 /** MB of ArrayBuffer memory one scavenge frees after 40 promoted 1 MiB buffers are dropped, released first or not. */
-const freedByScavenge = (release: boolean): number => {
-  const dir = mkdtempSync(join(tmpdir(), "release-"))
-  try {
-    const script = join(dir, "drop.mts")
-    writeFileSync(
-      script,
+const freedByScavenge = (release: boolean): number =>
+  Number(
+    runScript(
       `import { releaseBytes } from ${JSON.stringify(moduleUrl)}
 const held = []
 for (let i = 0; i < 40; i++) held.push(Buffer.allocUnsafeSlow(1 << 20).fill(i))
@@ -34,15 +27,10 @@ globalThis.gc({ type: "minor" })
 await new Promise((r) => setTimeout(r, 100))
 globalThis.gc({ type: "minor" })
 process.stdout.write(String((before - process.memoryUsage().arrayBuffers) / 1048576))
-`
+`,
+      { nodeArgs: ["--expose-gc"] }
     )
-    const run = spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", script], { encoding: "utf8" })
-    expect(run.status, run.stderr).toBe(0)
-    return Number(run.stdout)
-  } finally {
-    rmSync(dir, { recursive: true, force: true })
-  }
-}
+  )
 
 describe("releaseBytes", () => {
   it("lets a promoted buffer's bytes go at the next scavenge, which otherwise keeps them", () => {
