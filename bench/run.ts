@@ -36,7 +36,7 @@ const values = parseCli({
 
 const genDir = mkdtempSync(path.join(os.tmpdir(), "bench-gen-"))
 // The million-transaction chain and the store built from it are cached under .cache and reused by later runs.
-const volume = { seed: "1", txs: 1_000_000, baseTxs: 16_000, worlds: 2, lanes: 2, txPerMc: 100, fixtures: true }
+const volume = { seed: "7", txs: 1_000_000, baseTxs: 16_000, worlds: 2, lanes: 2, txPerMc: 100, fixtures: true }
 const volumeDir = path.join(".cache/gen", outputKey(volume))
 const volumeStore = ".cache/bench-store/1m"
 const steps: ReadonlyArray<Step> = [
