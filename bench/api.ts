@@ -41,7 +41,7 @@ import { MemoryTxStore } from "../tools/fake/memoryStore.js"
 import { parseCli } from "../src/infra/cli.js"
 import { peakRssBytes, readStat } from "./lib/proc.js"
 import { benchApiNodeArgs, type Runnable, startApiRunnable } from "./lib/runnable.js"
-import { keepAliveGetter, v2BlocksOf } from "./lib/volumeSample.js"
+import { keepAliveGetter, v2BlocksOf, type VolumeEndpoint, volumeEndpoints } from "./lib/volumeSample.js"
 
 // No options: every setting is an environment variable (see the comment at the top).
 parseCli(
@@ -54,7 +54,10 @@ Settings are environment variables:
   BENCH_SAMPLE=N                  (volume mode) random masterchain blocks requested (default 10000, or all)
   BENCH_CACHE=off|on              (volume mode) run one cache mode only (default both)
   BENCH_WARM=1                    (volume mode, cache off) one untimed pass over the sample first (engine caches warm)
-  BENCH_ENDPOINT=v2|v3            (volume mode) load one endpoint only (default both)
+  BENCH_ENDPOINT=v2|v3|blocks|shards[,...]
+                                  (volume mode) the endpoints loaded (default v2,v3): v2 getBlockTransactionsExt,
+                                  v3 masterchainBlockShardState, blocks = v3 masterchainBlockShards, shards = v2 shards
+                                  (the last two: one request per sampled masterchain block)
   BENCH_SINGLES=N                 (volume mode) one-connection requests for the latency figure
   BENCH_SINGLES_HTTP=1            (volume mode) a second one-connection figure, node:http on a keep-alive socket
                                   (over the next BENCH_SINGLES paths, alternating with the fetch ones)
@@ -351,6 +354,7 @@ const volume = async (dataDir: string) => {
       ? "limit=40"
       : `limit=${limits[draw(limits.length)]}&offset=${draw(maxOffset)}&sort=${draw(2) === 0 ? "asc" : "desc"}`
   const v2Count = (draw: (n: number) => number): number => (limits.length === 0 ? 40 : limits[draw(limits.length)]!)
+  const endpoints = volumeEndpoints(process.env.BENCH_ENDPOINT)
   const shapes = limits.length === 0 ? "40" : `mixed(${limits.join(",")}; v3 offsets 0-${maxOffset - 1}, asc/desc)`
   console.log(
     `bench:api volume store=${dataDir} transactions=${stamp.txs} mc_blocks=${all.length} ` +
@@ -371,7 +375,7 @@ const volume = async (dataDir: string) => {
       const v2: Array<string> = []
       const drawV2 = drawer(7)
       const drawV3 = drawer(11)
-      for (const seqno of process.env.BENCH_ENDPOINT === "v3" ? [] : mcs) {
+      for (const seqno of endpoints.includes("v2") ? mcs : []) {
         const res = await fetch(`${base}/api/v3/masterchainBlockShards?seqno=${seqno}`)
         const blocks = ((await res.json()) as { blocks: Array<{ workchain: number; shard: string; seqno: number; tx_count: number }> }).blocks
         for (const b of v2BlocksOf(seqno, blocks, v2PerMc)) {
@@ -380,13 +384,15 @@ const volume = async (dataDir: string) => {
         }
       }
       const v3 = mcs.map((m) => `/api/v3/masterchainBlockShardState?seqno=${m}&${v3Shape(drawV3)}`)
-      const targets: Array<[string, Array<string>]> = [
-        [`v2 getBlockTransactionsExt count=${shapes}`, v2],
-        [`v3 masterchainBlockShardState limit=${shapes}`, v3]
+      const targets: Array<[VolumeEndpoint, string, Array<string>]> = [
+        ["v2", `v2 getBlockTransactionsExt count=${shapes}`, v2],
+        ["v3", `v3 masterchainBlockShardState limit=${shapes}`, v3],
+        ["blocks", "v3 masterchainBlockShards", mcs.map((m) => `/api/v3/masterchainBlockShards?seqno=${m}`)],
+        ["shards", "v2 shards", mcs.map((m) => `/api/v2/shards?seqno=${m}`)]
       ]
-      for (const [name, paths] of targets) {
-        // BENCH_ENDPOINT=v2 (or v3) loads one of the two only
-        if (process.env.BENCH_ENDPOINT !== undefined && !name.startsWith(process.env.BENCH_ENDPOINT)) continue
+      for (const [endpoint, name, paths] of targets) {
+        // BENCH_ENDPOINT: the endpoints loaded, in this order
+        if (!endpoints.includes(endpoint)) continue
         // One connection, sequentially: the cache-off pass reads the store every time; with the cache on, a first
         // pass fills it and a second one is timed.
         if (cacheBytes > 0) for (const path of paths) await fetch(base + path).then((r) => r.arrayBuffer())

@@ -7,6 +7,7 @@ import { runMain } from "../src/infra/runMain.js"
 import { backfillTxPages } from "../src/store/backfillPages.js"
 import { backfillV3Pages } from "../src/store/backfillV3Pages.js"
 import { backfillV2Pages } from "../src/store/backfillV2Pages.js"
+import { backfillMcShards } from "../src/store/backfillMcShards.js"
 import { fillAccountLookupsKv } from "../src/store/accountLookupsKv.js"
 import { redecodeBodies } from "../src/store/redecode.js"
 import { installFastCellHash } from "../src/ton/fastHash.js"
@@ -69,6 +70,16 @@ const program = Effect.gen(function* () {
       })
     )
     if (rows > 0) yield* Console.log(`v2_pages: filled ${rows} block rows`)
+  }
+  // Every done masterchain block's key-value row of its blocks and shard tops (sql/0150), from `blocks` and
+  // `mc_shard_blocks`; off on a cluster (per-node table).
+  if (ch.cluster === undefined) {
+    const rows = yield* Effect.promise(() =>
+      backfillMcShards(ch.client, {
+        onProgress: (p) => console.log(`mc_shards_kv: ${p.rows} rows written, done blocks through mc ${p.through}`)
+      })
+    )
+    if (rows > 0) yield* Console.log(`mc_shards_kv: filled ${rows} masterchain block rows`)
   }
 })
 

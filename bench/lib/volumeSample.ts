@@ -58,3 +58,17 @@ export const keepAliveGetter = (
     close: () => agent.destroy()
   }
 }
+
+/** The endpoints the volume mode can load (BENCH_ENDPOINT). */
+export const VOLUME_ENDPOINTS = ["v2", "v3", "blocks", "shards"] as const
+export type VolumeEndpoint = (typeof VOLUME_ENDPOINTS)[number]
+
+/** BENCH_ENDPOINT as a list: comma-separated names of VOLUME_ENDPOINTS; unset or empty is v2 and v3. */
+export const volumeEndpoints = (raw: string | undefined): Array<VolumeEndpoint> => {
+  const names = (raw ?? "").split(",").map((x) => x.trim()).filter((x) => x !== "")
+  if (names.length === 0) return ["v2", "v3"]
+  for (const n of names)
+    if (!(VOLUME_ENDPOINTS as ReadonlyArray<string>).includes(n))
+      throw new Error(`BENCH_ENDPOINT: ${n} is none of ${VOLUME_ENDPOINTS.join(", ")}`)
+  return names as Array<VolumeEndpoint>
+}

@@ -34,6 +34,7 @@ class JsonText {
 }
 
 const EMPTY_V2_TXS = '"transactions":[]'
+const EMPTY_SHARDS = '"shards":[]'
 
 export interface Clock {
   readonly nowMs: () => number
@@ -141,6 +142,12 @@ const blockTransactionsExtResult = async (
 export const shards = async (deps: Deps, q: Query): Promise<string> => {
   const seqno = requiredInt("seqno", q.seqno, 0n, INT32_MAX)
   return withExtra(deps, `v2shards|${seqno}`, async (fresh) => {
+    // One lookup when the store holds the masterchain block's row (sql/0150): the envelope with the stored tops
+    const kv = await deps.store.pages?.mcShards?.(seqno)
+    if (kv !== undefined && kv !== null) {
+      const envelope = pythonJson({ "@type": "blocks.shards", shards: [], "@extra": fresh })
+      return new JsonText(envelope.replace(EMPTY_SHARDS, `"shards":[${kv.tops}]`))
+    }
     const tops = await deps.store.shardTops(seqno)
     if (tops.length === 0 && !(await deps.store.mcBlockDone(seqno))) throw mcNotFoundV2(seqno)
     return { "@type": "blocks.shards", shards: tops.map(renderV2BlockIdExt), "@extra": fresh }
@@ -214,7 +221,15 @@ export const masterchainBlockShards = async (deps: Deps, q: Query): Promise<stri
   )
 }
 
-const blocksBody = async (deps: Deps, seqno: number, limit: number, offset: number): Promise<{ blocks: unknown[] }> => {
+const blocksBody = async (
+  deps: Deps,
+  seqno: number,
+  limit: number,
+  offset: number
+): Promise<{ blocks: unknown[] } | JsonText> => {
+  // One lookup when the store holds the masterchain block's row (sql/0150): its rendered blocks, cut here
+  const kv = await deps.store.pages?.mcShards?.(seqno)
+  if (kv !== undefined && kv !== null) return new JsonText(`{"blocks":[${kv.blocks.slice(offset, offset + limit).join(",")}]}`)
   const mcId = { workchain: -1, shard: MC_SHARD, seqno }
   const [mc, shardBlocks] = await Promise.all([deps.store.blockById(mcId), deps.store.shardBlocksOfMc(seqno)])
   // ton-index-go's GetShardsDiff words its miss this way (transactionsByMasterchainBlock names the seqno)

@@ -15,6 +15,7 @@ import { type MessageRow, messageRows } from "./messages.js"
 import { type TransactionRow, transactionRow } from "./transactions.js"
 import { type V3PageRow, v3PageRow } from "./v3_pages.js"
 import { type V2PageRow, v2PageKey, v2PageRows } from "./v2_pages.js"
+import { type McShardsKvRow, mcShardsKvRow } from "./mc_shards_kv.js"
 
 export interface TableRows {
   readonly message_contents: Array<MessageContentRow>
@@ -27,6 +28,7 @@ export interface TableRows {
   readonly mc_shard_blocks: Array<McShardBlockRow>
   readonly latest_account_code: Array<LatestAccountCodeRow>
   readonly v2_pages: Array<V2PageRow>
+  readonly mc_shards_kv: Array<McShardsKvRow>
   readonly mc_blocks_done: Array<McBlockDoneRow>
 }
 
@@ -38,7 +40,9 @@ export type TableName = keyof TableRows
  * implies its `mc_shard_blocks` rows (deleteIncomplete finds unfinished blocks there alone); `v3_pages` (the
  * block's v3 page in one key-value row, made from the same pieces as `tx_pages`, sql/0131) right after them; `v2_pages` (a key-value table keyed by
  * block, not by masterchain seqno, sql/0132) after `blocks`, so every row of it has its block's `blocks` row, through
- * which deleteIncomplete finds it; the completion marker strictly last.
+ * which deleteIncomplete finds it; `mc_shards_kv` (the masterchain block's blocks and shard tops ready to serve, a
+ * key-value row keyed by masterchain seqno, sql/0150) after both tables it is made from; the completion marker strictly
+ * last.
  */
 export const INSERT_ORDER: ReadonlyArray<TableName> = [
   "message_contents",
@@ -51,6 +55,7 @@ export const INSERT_ORDER: ReadonlyArray<TableName> = [
   "blocks",
   "latest_account_code",
   "v2_pages",
+  "mc_shards_kv",
   "mc_blocks_done"
 ]
 
@@ -78,11 +83,12 @@ export const emptyTableRows = (): TableRows => ({
   mc_shard_blocks: [],
   latest_account_code: [],
   v2_pages: [],
+  mc_shards_kv: [],
   mc_blocks_done: []
 })
 
 /** The parts of a bundle's flattening a caller can time apart (see `flattenBundle`'s `lap`). */
-export type FlattenPart = "tx_pages" | "v3_pages" | "v2_pages" | "other"
+export type FlattenPart = "tx_pages" | "v3_pages" | "v2_pages" | "mc_shards_kv" | "other"
 
 export interface FlattenOptions {
   /**
@@ -112,7 +118,8 @@ export const piecesWithoutV2Row = <P extends Pick<TxPageRow, "block_workchain" |
 
 /**
  * All rows of one bundle, by table. `lap`, when given, is called after each part is made (the pieces rendered for
- * `tx_pages`, the other tables' rows, the `v3_pages` row, the `v2_pages` rows), so a caller can time them apart.
+ * `tx_pages`, the other tables' rows, the `v3_pages` row, the `v2_pages` rows, the `mc_shards_kv` row), so a caller
+ * can time them apart.
  */
 export const flattenBundle = (
   b: MasterchainBundle,
@@ -141,6 +148,9 @@ const flattenRows = (
   lap?.("v3_pages")
   const v2_pages = v2PageRows(blocks, pages)
   lap?.("v2_pages")
+  const mcShards = mcShardsKvRow(b.mc_seqno, blocks, mc_shard_blocks)
+  const mc_shards_kv = mcShards === null ? [] : [mcShards]
+  lap?.("mc_shards_kv")
   return {
     message_contents,
     account_states,
@@ -152,6 +162,7 @@ const flattenRows = (
     mc_shard_blocks,
     latest_account_code,
     v2_pages,
+    mc_shards_kv,
     mc_blocks_done
   }
 }
@@ -203,6 +214,7 @@ export const visitBundleRows = (
     for (const row of r.mc_shard_blocks) visit("mc_shard_blocks", row)
     for (const row of r.latest_account_code) visit("latest_account_code", row)
     for (const row of r.v2_pages) visit("v2_pages", row)
+    for (const row of r.mc_shards_kv) visit("mc_shards_kv", row)
     for (const row of r.mc_blocks_done) visit("mc_blocks_done", row)
   }
   for (const s of states.values()) visit("account_states", s)

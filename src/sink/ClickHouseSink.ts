@@ -89,7 +89,7 @@ export interface SinkShape {
 const LOOKUP_CHUNK = 500
 
 /** Key-value tables (EmbeddedRocksDB): per node, so never written on a cluster. */
-const KV_TABLES: ReadonlySet<TableName> = new Set<TableName>(["v3_pages", "v2_pages"])
+const KV_TABLES: ReadonlySet<TableName> = new Set<TableName>(["v3_pages", "v2_pages", "mc_shards_kv"])
 
 /**
  * Heap the message-hash -> trace id cache may take: its entries are two base64 hashes, ~187 bytes each when full

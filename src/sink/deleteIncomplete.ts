@@ -12,6 +12,7 @@ import { localName } from "../clickhouse/cluster.js"
 import { MC_KEYED_TABLES } from "../flatten/bundle.js"
 import { deleteV3Pages } from "../store/backfillV3Pages.js"
 import { deleteV2Pages } from "../store/backfillV2Pages.js"
+import { deleteMcShards } from "../store/backfillMcShards.js"
 
 export interface DeleteIncompleteOptions {
   /** Only masterchain seqnos >= this are examined (bounds the scan). Default 0. */
@@ -101,11 +102,12 @@ const target = (table: string, cluster: string | undefined) =>
   cluster ? `${localName(table)} ON CLUSTER ${cluster}` : table
 
 const deleteRows = async (client: ClickHouseClient, seqnos: ReadonlyArray<number>, cluster?: string): Promise<void> => {
-  // The key-value page rows first (sql/0131, sql/0132; none on a cluster); v2 rows are found through the `blocks`
-  // rows deleted below.
+  // The key-value rows first (sql/0131, sql/0132, sql/0150; none on a cluster); v2 rows are found through the
+  // `blocks` rows deleted below.
   if (cluster === undefined) {
     await deleteV3Pages(client, seqnos)
     await deleteV2Pages(client, seqnos)
+    await deleteMcShards(client, seqnos)
   }
   // Lightweight deletes wait for completion (lightweight_deletes_sync = 2), so callers may insert right after.
   for (const { table, column } of [...DEPENDENTS].reverse().concat(ANCHOR!)) {

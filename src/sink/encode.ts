@@ -248,7 +248,7 @@ export class TsvRowEncoder extends ByteRowEncoder {
 export type RowEncoder = CompactRowEncoder | TsvRowEncoder
 
 /** Tables whose rows go as TabSeparated: numbers, strings and arrays only, most bytes in JSON texts. */
-const TSV_TABLES: ReadonlySet<string> = new Set(["tx_pages", "v3_pages", "v2_pages"])
+const TSV_TABLES: ReadonlySet<string> = new Set(["tx_pages", "v3_pages", "v2_pages", "mc_shards_kv"])
 
 /** The encoder the sink uses for a table's insert. */
 export const encoderFor = (table: string, chunkBytes?: number): RowEncoder =>

@@ -5,7 +5,8 @@
  * it before the layer is built (the all-in-one process, whose API would otherwise cache pages rendered before it).
  * A failure is logged, never fatal: the version stays unrecorded, so the next start tries again. After it, the
  * key-value table of a v3 page's lookups (sql/0142, ./accountLookupsKv.ts) and the key-value v3 and v2 page rows
- * (sql/0131, sql/0132) missing for done blocks are filled the same way (./backfillV3Pages.ts, ./backfillV2Pages.ts).
+ * (sql/0131, sql/0132) and the masterchain blocks' rows of blocks and shard tops (sql/0150) missing for done blocks
+ * are filled the same way (./backfillV3Pages.ts, ./backfillV2Pages.ts, ./backfillMcShards.ts).
  */
 import { Context, Effect, Layer, Runtime } from "effect"
 import { ClickHouse } from "../clickhouse/ClickHouse.js"
@@ -13,6 +14,7 @@ import { Migrations } from "../clickhouse/migrations.js"
 import { installFastCellHash } from "../ton/fastHash.js"
 import { backfillV3Pages } from "./backfillV3Pages.js"
 import { backfillV2Pages } from "./backfillV2Pages.js"
+import { backfillMcShards } from "./backfillMcShards.js"
 import { fillAccountLookupsKv } from "./accountLookupsKv.js"
 import { redecodeBodies, type RedecodeReport } from "./redecode.js"
 
@@ -82,6 +84,12 @@ export class BodyRedecode extends Context.Tag("ton-exporter/BodyRedecode")<
       await fill("v2_pages", async () => {
         const rows = await backfillV2Pages(ch.client, { signal: controller.signal })
         return rows > 0 ? `v2_pages: filled ${rows} block rows` : null
+      })
+      // Then the key-value rows of the masterchain blocks' blocks and shard tops (sql/0150), the same way.
+      if (controller.signal.aborted) return report
+      await fill("mc_shards_kv", async () => {
+        const rows = await backfillMcShards(ch.client, { signal: controller.signal })
+        return rows > 0 ? `mc_shards_kv: filled ${rows} masterchain block rows` : null
       })
       return report
     })

@@ -6,7 +6,15 @@
  * process-wide, literal ones side by side when the store is given several connections.
  */
 import type { ClickHouseClient } from "@clickhouse/client"
-import type { AccountCursor, PageTextStore, SortOrder, TxStore, V2BlockPage, V3PageText } from "./TxStore.js"
+import type {
+  AccountCursor,
+  McShardsText,
+  PageTextStore,
+  SortOrder,
+  TxStore,
+  V2BlockPage,
+  V3PageText
+} from "./TxStore.js"
 import type { AccountStateRow } from "../flatten/account_states.js"
 import type { BlockRow } from "../flatten/blocks.js"
 import type { McShardBlockRow } from "../flatten/mc_shard_blocks.js"
@@ -249,6 +257,7 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
   private readonly v3Pages: SharedStatements<V3PageAsk, Array<Buffer> | null>
   private readonly lookups: SharedStatements<{ hashes: Set<string>; book: Set<string> }, LookupsAnswer>
   private readonly v2Rows: SharedStatements<string, V2Row | null>
+  private readonly mcShardsRows: SharedStatements<number, McShardsText | null>
 
   /**
    * Several connections to the same database let statements of concurrent calls run side by side. `pageKv: false`
@@ -272,6 +281,7 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
       (q) => q.hashes.size + q.book.size
     )
     this.v2Rows = new SharedStatements((g) => this.v2PageRows(g), limits)
+    this.mcShardsRows = new SharedStatements((g) => this.mcShardsKvRows(g), limits)
   }
 
   /**
@@ -826,6 +836,42 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
       at = end
     }
     return blocks.map((b) => rows.get(b) ?? null)
+  }
+
+  /**
+   * A done masterchain block's blocks and shard tops from its `mc_shards_kv` row (sql/0150) in one key lookup. Null
+   * (the caller reads `blocks` and `mc_shard_blocks`) when the row is off or missing (a cluster, a block stored before
+   * the table and not filled yet, an unknown block) or its block is not done (the marker's bitmap, then for a block it
+   * does not show the marker itself).
+   */
+  async mcShards(seqno: number): Promise<McShardsText | null> {
+    if (!this.pageKv || !isUInt32(seqno)) return null
+    const row = await this.mcShardsRows.submit(seqno)
+    if (row === null) return null
+    if (!(await this.isMcDone(seqno))) {
+      if (!(await this.mcBlockDone(seqno))) return null
+      this.rememberMcDone(seqno)
+    }
+    return row
+  }
+
+  /**
+   * The `mc_shards_kv` rows of several masterchain blocks by their keys, in one statement; null for a block without
+   * one. Native output of String columns: the values come back as stored, with no escaping to undo.
+   */
+  private async mcShardsKvRows(seqnos: ReadonlyArray<number>): Promise<Array<McShardsText | null>> {
+    const [keys, blocks, tops] = nativeStringColumns(
+      await this.bytes(
+        `SELECT toString(mc_seqno), blocks, tops FROM mc_shards_kv
+         WHERE mc_seqno IN ${uint32Array([...new Set(seqnos)])}
+         SETTINGS enable_analyzer = 0
+         FORMAT Native`
+      ),
+      3
+    )
+    const rows = new Map<number, McShardsText>()
+    for (let i = 0; i < keys!.length; i++) rows.set(Number(keys![i]), { blocks: blocks![i]!.split("\n"), tops: tops![i]! })
+    return seqnos.map((s) => rows.get(s) ?? null)
   }
 
   /** Two more queries for a page of transactions: its messages, then the bodies and init states they reference. */

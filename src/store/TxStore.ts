@@ -35,6 +35,14 @@ export interface V2BlockPage {
   readonly count: number
 }
 
+/** What a masterchain block commits and references, pre-rendered (its key-value row, sql/0150). */
+export interface McShardsText {
+  /** The v3 `Block` objects of `/api/v3/masterchainBlockShards` (Go's JSON), in the answer's order. */
+  readonly blocks: ReadonlyArray<string>
+  /** The v2 `ton.blockIdExt` objects of `/api/v2/shards` (Python's JSON) joined by commas, in the answer's order. */
+  readonly tops: string
+}
+
 /**
  * Pages served from pre-rendered pieces (a store may offer them). null: the store holds no pieces for this block
  * (not backfilled yet), the caller answers from records instead; an empty page is answered from records too.
@@ -53,6 +61,12 @@ export interface PageTextStore {
    * tell a missing block apart).
    */
   v2BlockPage?(id: BlockId, after: AccountCursor | null, count: number): Promise<V2BlockPage | null>
+  /**
+   * The blocks and shard tops of done masterchain block `seqno` in one lookup, when the store holds its row; null
+   * otherwise (the caller then answers through `blockById`, `shardBlocksOfMc` and `shardTops`, which also tell a
+   * missing block apart).
+   */
+  mcShards?(seqno: number): Promise<McShardsText | null>
 }
 
 export interface TxStore {

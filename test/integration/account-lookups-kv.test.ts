@@ -159,7 +159,8 @@ beforeAll(async () => {
   // Merges keep one row per account, the newest, done or not: the rows of a block never done would hide the done
   // ones from every path alike (in a running store such rows are removed or become done).
   await ch.client.command({ query: "SYSTEM STOP MERGES latest_account_code" })
-  await insert(flattenBundles(before))
+  // (no `mc_shards_kv` rows: that table, sql/0150, came later)
+  await insert({ ...flattenBundles(before), mc_shards_kv: [] })
   await insertCodes(extra)
   await markDone(1)
   await backfillV3Pages(ch.client)
@@ -181,7 +182,8 @@ describe("account_lookups_kv", () => {
     expect(oldStates.length).toBeGreaterThan(0)
     expect(oldCodes.find((r) => r.k === accounts801[0])).toEqual({ k: accounts801[0], m: 802, v: "" })
     const report = await applyMigrations(ch.client)
-    expect(report.applied).toEqual(NEW_MIGRATIONS)
+    // the two, then the later ones
+    expect(report.applied.slice(0, NEW_MIGRATIONS.length)).toEqual(NEW_MIGRATIONS)
     const tables = await query<{ name: string }>(
       "SELECT name FROM system.tables WHERE database = currentDatabase() AND name LIKE 'account_%_kv' ORDER BY name"
     )

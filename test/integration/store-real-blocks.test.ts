@@ -68,8 +68,9 @@ describe("real mainnet blocks through ClickHouse", () => {
     // measured beside it.
     const kv = new Set<string>(["v3_pages", "v2_pages"])
     // `account_lookups_kv` (sql/0142) is one too: a copy of the known states (its view's) and each account's code hash
-    // (the consumer's puts), counted with the normalized tables.
-    const kvTables = new Set<string>([...kv, "account_lookups_kv"])
+    // (the consumer's puts), counted with the normalized tables; so is `mc_shards_kv` (sql/0150), each masterchain
+    // block's blocks and shard tops rendered.
+    const kvTables = new Set<string>([...kv, "account_lookups_kv", "mc_shards_kv"])
     const own = new Set<string>([...INSERT_ORDER, "account_lookups_kv"])
     const pageTables = new Set<string>(["tx_pages", ...kv])
     const measure = async (c: ClickHouseClient, shape: string) => {
@@ -82,7 +83,7 @@ describe("real mainnet blocks through ClickHouse", () => {
                   WHERE database = currentDatabase() AND active GROUP BY table
                   UNION ALL
                   SELECT name AS table, total_bytes AS bytes, NULL AS rows FROM system.tables
-                  WHERE database = currentDatabase() AND name IN ('v3_pages', 'v2_pages', 'account_lookups_kv')
+                  WHERE database = currentDatabase() AND name IN ('v3_pages', 'v2_pages', 'account_lookups_kv', 'mc_shards_kv')
                   ORDER BY bytes DESC`,
           format: "JSONEachRow",
           clickhouse_settings: { output_format_json_quote_64bit_integers: 0 }

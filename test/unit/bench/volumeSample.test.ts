@@ -1,7 +1,7 @@
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { keepAliveGetter, v2BlocksOf, type ShardBlockRow } from "../../../bench/lib/volumeSample.js"
+import { keepAliveGetter, v2BlocksOf, volumeEndpoints, type ShardBlockRow } from "../../../bench/lib/volumeSample.js"
 
 const row = (workchain: number, seqno: number, tx_count: number): ShardBlockRow => ({
   workchain,
@@ -29,6 +29,19 @@ describe("v2BlocksOf", () => {
   it("gives each such block once when more are asked than there are, and none when there are none", () => {
     expect(v2BlocksOf(1, blocks, 10).map((b) => b.seqno).sort()).toEqual(withTxs)
     expect(v2BlocksOf(1, [row(-1, 5, 1), row(0, 6, 0)], 3)).toEqual([])
+  })
+})
+
+describe("volumeEndpoints", () => {
+  it("is v2 and v3 when unset or empty, and the names given, in their order, otherwise", () => {
+    expect(volumeEndpoints(undefined)).toEqual(["v2", "v3"])
+    expect(volumeEndpoints("")).toEqual(["v2", "v3"])
+    expect(volumeEndpoints("v3")).toEqual(["v3"])
+    expect(volumeEndpoints("blocks, shards,v2")).toEqual(["blocks", "shards", "v2"])
+  })
+
+  it("refuses a name it does not know", () => {
+    expect(() => volumeEndpoints("v3,block")).toThrow(/block is none of v2, v3, blocks, shards/)
   })
 })
 

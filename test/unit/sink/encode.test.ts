@@ -119,9 +119,9 @@ describe("TsvRowEncoder", () => {
     expect(encoder.finish().body.toString("utf8")).toBe("1\t[3,1,2]\t[]\n")
   })
 
-  it("is the sink's encoder for the page tables only (tx_pages, v3_pages, v2_pages)", () => {
+  it("is the sink's encoder for the page tables only (tx_pages, v3_pages, v2_pages, mc_shards_kv)", () => {
     for (const table of INSERT_ORDER) {
-      const pages = table === "tx_pages" || table === "v3_pages" || table === "v2_pages"
+      const pages = table === "tx_pages" || table === "v3_pages" || table === "v2_pages" || table === "mc_shards_kv"
       expect(encoderFor(table).format).toBe(pages ? "TabSeparated" : "JSONCompactEachRow")
     }
   })
