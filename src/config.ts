@@ -43,6 +43,13 @@ export const TABLE_COMPRESSIONS: ReadonlyArray<TableCompression> = ["zstd", "lz4
  * "the page rows' codec"); so the engine's own ZSTD stays the default.
  */
 export const DEFAULT_V3_PAGES_COMPRESSION: TableCompression = "zstd"
+/**
+ * Values of the page tables (`v3_pages`, `v2_pages`) from this many bytes on are kept in RocksDB's blob files. The
+ * rows are tens to hundreds of KB and their keys (the engine's little-endian binary) fall all over the key range, so
+ * without blobs each compaction of a flush into the last level rewrites most of the table: its cost per transaction
+ * grows with the store (BENCHMARKS.md, "the consumer's inserts as the store grows").
+ */
+export const DEFAULT_PAGES_MIN_BLOB_BYTES = 4096
 /** The codec measured cheapest for the pipeline (BENCHMARKS.md, "End-to-end ingest"). */
 export const DEFAULT_KAFKA_COMPRESSION: KafkaCompression = "zstd"
 
@@ -85,6 +92,12 @@ export interface ClickHouseSettings {
    * blocks already written keep theirs until compaction rewrites them (README, "Converting v3_pages").
    */
   readonly v3PagesCompression: TableCompression
+  /**
+   * Embedded engine only: values of `v3_pages` and `v2_pages` of at least this many bytes are written to RocksDB's
+   * blob files from the next start on (rows already written move there when a compaction rewrites them); 0 keeps them
+   * in the table files.
+   */
+  readonly pagesMinBlobBytes: number
 }
 
 export interface ToncenterSettings {
@@ -350,6 +363,12 @@ export const settings = {
       DEFAULT_V3_PAGES_COMPRESSION,
       "Embedded chdb: codec of v3_pages' RocksDB blocks written from now on (zstd|lz4|none); lz4 reads an uncached v3 page with less CPU, the table ~1.75x larger",
       oneOf(...TABLE_COMPRESSIONS)
+    ),
+    pagesMinBlobBytes: setting(
+      "CLICKHOUSE_PAGES_MIN_BLOB_BYTES",
+      String(DEFAULT_PAGES_MIN_BLOB_BYTES),
+      "Embedded chdb: v3_pages and v2_pages values of at least this many bytes go to RocksDB blob files, so compaction moves references, not rows; 0 keeps them inline",
+      int(0, 2 ** 31)
     )
   },
   toncenter: {

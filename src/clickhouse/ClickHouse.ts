@@ -129,6 +129,8 @@ export type ClickHouseClientConfig = Pick<ClickHouseSettings, "url" | "user" | "
   readonly lookupsCacheBytes?: number
   /** CLICKHOUSE_V3_PAGES_COMPRESSION (embedded engine only); absent: the engine's own (ZSTD). */
   readonly v3PagesCompression?: TableCompression
+  /** CLICKHOUSE_PAGES_MIN_BLOB_BYTES (embedded engine only); absent: values in RocksDB's table files, as with 0. */
+  readonly pagesMinBlobBytes?: number
 }
 
 const quoteIdent = (name: string): string => {
@@ -413,7 +415,8 @@ const makeChdbClient = async (cfg: ClickHouseClientConfig): Promise<ClickHouseHa
   const path = resolve(cfg.dataDir)
   const shared = acquireEngine(path, {
     lookupsCacheBytes: cfg.lookupsCacheBytes ?? 0,
-    ...(cfg.v3PagesCompression === undefined ? {} : { v3PagesCompression: cfg.v3PagesCompression })
+    ...(cfg.v3PagesCompression === undefined ? {} : { v3PagesCompression: cfg.v3PagesCompression }),
+    ...(cfg.pagesMinBlobBytes === undefined ? {} : { pagesMinBlobBytes: cfg.pagesMinBlobBytes })
   })
   try {
     await shared.connection.command({ query: `CREATE DATABASE IF NOT EXISTS ${quoteIdent(cfg.database)}` })

@@ -3,7 +3,8 @@
  * from the `rocksdb` section of the configuration when a table opens and cannot be given as settings. It reaches the
  * engine as an argument of the process's first connection, which starts the engine (later connections share it, and
  * their arguments are ignored). Invariant: with every option at the engine's own default the engine starts with no
- * configuration file at all, exactly as it did before this module.
+ * configuration file at all, exactly as it did before this module (the product's settings leave two options off the
+ * engine's defaults: the lookups' block cache and the page tables' blob files).
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -26,6 +27,12 @@ export interface EngineOptions {
    * mixed blocks reads as one).
    */
   readonly v3PagesCompression?: TableCompression
+  /**
+   * Values of at least this many bytes in the page tables (`v3_pages` sql/0131, `v2_pages` sql/0132) go to RocksDB's
+   * blob files when written (flush or compaction), leaving a reference in the table files, so that compaction
+   * rewrites references instead of the rows; absent or 0: RocksDB's own (values in the table files).
+   */
+  readonly pagesMinBlobBytes?: number
 }
 
 /**
@@ -38,6 +45,8 @@ export const engineConfigXml = (options: EngineOptions): string | undefined => {
   if (!Number.isSafeInteger(bytes) || bytes < 0) throw new RangeError(`lookups cache: ${bytes} is not a byte count`)
   const codec = options.v3PagesCompression ?? "zstd"
   if (!TABLE_COMPRESSIONS.includes(codec)) throw new RangeError(`v3_pages compression: ${String(codec)}`)
+  const minBlob = options.pagesMinBlobBytes ?? 0
+  if (!Number.isSafeInteger(minBlob) || minBlob < 0) throw new RangeError(`pages min blob: ${minBlob} is not a byte count`)
   const tables: Array<string> = []
   if (bytes > 0)
     tables.push(
@@ -59,6 +68,24 @@ export const engineConfigXml = (options: EngineOptions): string | undefined => {
       "        </column_family_options>",
       "      </table>"
     )
+  // CLICKHOUSE_PAGES_MIN_BLOB_BYTES: sections of their own (RocksDB applies every section naming the table, in order);
+  // the blobs take the table's codec
+  if (minBlob > 0)
+    for (const [table, blobCodec] of [
+      ["v3_pages", codec],
+      ["v2_pages", "zstd"]
+    ] as const)
+      tables.push(
+        "      <!-- CLICKHOUSE_PAGES_MIN_BLOB_BYTES -->",
+        "      <table>",
+        `        <name>${table}</name>`,
+        "        <column_family_options>",
+        "          <enable_blob_files>true</enable_blob_files>",
+        `          <min_blob_size>${minBlob}</min_blob_size>`,
+        `          <blob_compression_type>${ROCKSDB_COMPRESSION[blobCodec]}</blob_compression_type>`,
+        "        </column_family_options>",
+        "      </table>"
+      )
   if (tables.length === 0) return undefined
   return [
     "<clickhouse>",

@@ -2,7 +2,9 @@
 // (sql/0142) reads through a block cache of that size, so a second full read of more than RocksDB's own 32 MiB of
 // blocks misses nothing, while a table of the same rows without the option (RocksDB's own cache) misses again; with
 // CLICKHOUSE_V3_PAGES_COMPRESSION=lz4, `v3_pages` (sql/0131) is opened with LZ4 and writes LZ4 blocks, larger than the
-// ZSTD ones of a table of the same rows without the option, and reads them back unchanged.
+// ZSTD ones of a table of the same rows without the option, and reads them back unchanged; with
+// CLICKHOUSE_PAGES_MIN_BLOB_BYTES set, `v3_pages` and `v2_pages` (sql/0132) keep their values in RocksDB's blob files
+// (a table of the same rows without the option has none), and read them back unchanged.
 // Always the embedded engine, whatever the run's backend: the settings exist only there.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -47,7 +49,8 @@ beforeAll(async () => {
     database: "engine_config",
     dataDir,
     lookupsCacheBytes: 96 * 1024 * 1024,
-    v3PagesCompression: "lz4"
+    v3PagesCompression: "lz4",
+    pagesMinBlobBytes: 4096
   })
   await applyMigrations(ch.client)
   await ch.client.command({
@@ -59,7 +62,21 @@ beforeAll(async () => {
   await ch.client.command({ query: "CREATE TABLE default_codec_pages AS v3_pages" })
   await fillPages("v3_pages")
   await fillPages("default_codec_pages")
+  await ch.client.command({ query: "CREATE TABLE default_blob_v2 AS v2_pages" })
+  await fillV2("v2_pages")
+  await fillV2("default_blob_v2")
 })
+
+// 300 blocks' v2 rows of ~6 KB of JSON-like text, and 100 small ones (under the blob size)
+const fillV2 = async (table: string): Promise<void> => {
+  await ch.client.command({
+    query: `INSERT INTO ${table} (block, mc_block_seqno, root_hash, file_hash, keys, v2)
+            SELECT concat('0:8000000000000000:', toString(number)), toUInt32(number), hex(sipHash128(number)), hex(sipHash128(number, 1)),
+                   '', if(number < 300, repeat(concat('{"hash":"', hex(sipHash128(number, 2)), '","lt":"', toString(number), '"}'), 100), 'small')
+            FROM numbers(400)`
+  })
+  await ch.client.command({ query: `OPTIMIZE TABLE ${table}` })
+}
 
 // 200 blocks of 100 lines of JSON-like text: what a page row holds, compressible as it is
 const fillPages = async (table: string): Promise<void> => {
@@ -88,11 +105,11 @@ const openedCompression = async (table: string): Promise<string> => {
   return /^\s*compression=(\w+)$/m.exec(readFileSync(join(dir, newest), "utf8"))![1]!
 }
 
-/** Bytes of the table's data files. */
-const sstBytes = async (table: string): Promise<number> => {
+/** Bytes of the table's files of `kind`: table files (`.sst`) and blob files (`.blob`) by default. */
+const fileBytes = async (table: string, kind: RegExp = /\.(sst|blob)$/): Promise<number> => {
   const dir = await tableDir(table)
   return readdirSync(dir)
-    .filter((f) => f.endsWith(".sst"))
+    .filter((f) => kind.test(f))
     .reduce((n, f) => n + statSync(join(dir, f)).size, 0)
 }
 
@@ -126,13 +143,40 @@ describe("CLICKHOUSE_V3_PAGES_COMPRESSION", () => {
   })
 
   it("writes v3_pages' blocks with it: larger files than ZSTD's for the same rows, read back the same", async () => {
-    const lz4 = await sstBytes("v3_pages")
-    const zstd = await sstBytes("default_codec_pages")
+    const lz4 = await fileBytes("v3_pages")
+    const zstd = await fileBytes("default_codec_pages")
     expect(zstd).toBeGreaterThan(0)
     expect(lz4).toBeGreaterThan(zstd * 1.2)
     const digest = (table: string) =>
       text(`SELECT count(), sum(cityHash64(mc_block_seqno, asc_rank, lines)) FROM ${table}`)
     expect(await digest("v3_pages")).toBe(await digest("default_codec_pages"))
     expect(await digest("v3_pages")).toMatch(/^200\t\d+$/)
+  })
+})
+
+describe("CLICKHOUSE_PAGES_MIN_BLOB_BYTES", () => {
+  const digest = (table: string, columns: string) => text(`SELECT count(), sum(cityHash64(${columns})) FROM ${table}`)
+
+  it("keeps v3_pages' and v2_pages' large values in blob files, and tables without the option none", async () => {
+    for (const table of ["v3_pages", "v2_pages"]) {
+      const blobs = await fileBytes(table, /\.blob$/)
+      // the values are in the blobs: the table files hold little more than the keys and references
+      expect(blobs).toBeGreaterThan(5 * (await fileBytes(table, /\.sst$/)))
+    }
+    expect(await fileBytes("default_codec_pages", /\.blob$/)).toBe(0)
+    expect(await fileBytes("default_blob_v2", /\.blob$/)).toBe(0)
+    expect(await fileBytes("account_lookups_kv", /\.blob$/)).toBe(0)
+  })
+
+  it("reads the rows back unchanged, those under the size too", async () => {
+    const v2 = "block, mc_block_seqno, root_hash, file_hash, keys, v2"
+    expect(await digest("v2_pages", v2)).toBe(await digest("default_blob_v2", v2))
+    expect(await digest("v2_pages", v2)).toMatch(/^400\t\d+$/)
+    expect(await text("SELECT v2 FROM v2_pages WHERE block = '0:8000000000000000:350'")).toBe("small")
+    expect(await text("SELECT length(v2) FROM v2_pages WHERE block = '0:8000000000000000:7'")).toBe(
+      await text("SELECT length(v2) FROM default_blob_v2 WHERE block = '0:8000000000000000:7'")
+    )
+    const v3 = "mc_block_seqno, asc_rank, lines"
+    expect(await digest("v3_pages", v3)).toBe(await digest("default_codec_pages", v3))
   })
 })

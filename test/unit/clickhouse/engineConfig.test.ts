@@ -1,6 +1,6 @@
 // The embedded engine's configuration text from its options: none at all when nothing differs from the engine's
-// defaults (it starts exactly as without the file), else the lookups table's block cache and the v3 page rows' codec,
-// each in a section of its table by name; the temporary file that carries it to the engine is gone once the engine is
+// defaults (it starts exactly as without the file), else the lookups table's block cache, the v3 page rows' codec and
+// the page tables' blob files, each in a section of its table by name; the temporary file that carries it to the engine is gone once the engine is
 // open.
 import { existsSync, readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
@@ -40,9 +40,33 @@ describe("engine configuration", () => {
     expect(both).toContain("<compression>kLZ4Compression</compression>")
   })
 
+  it("is absent with the page tables' blob size at 0", () => {
+    expect(engineConfigXml({ lookupsCacheBytes: 0, pagesMinBlobBytes: 0 })).toBeUndefined()
+  })
+
+  it("keeps both page tables' large values in blob files, each in a section of its own, the blobs in the table's codec", () => {
+    const xml = engineConfigXml({ lookupsCacheBytes: 0, pagesMinBlobBytes: 4096 })!
+    const sections = xml.split("<table>").slice(1)
+    expect(sections).toHaveLength(2)
+    for (const [section, table] of sections.map((s, k) => [s, ["v3_pages", "v2_pages"][k]!] as const)) {
+      expect(section).toContain(`<name>${table}</name>`)
+      expect(section).toMatch(
+        /<column_family_options>\s*<enable_blob_files>true<\/enable_blob_files>\s*<min_blob_size>4096<\/min_blob_size>\s*<blob_compression_type>kZSTD<\/blob_compression_type>\s*<\/column_family_options>/
+      )
+    }
+    // the v3 codec's section stays apart; its blobs follow it
+    const lz4 = engineConfigXml({ lookupsCacheBytes: 0, v3PagesCompression: "lz4", pagesMinBlobBytes: 8192 })!
+    expect(lz4.match(/<name>v3_pages<\/name>/g)).toHaveLength(2)
+    expect(lz4).toContain("<compression>kLZ4Compression</compression>")
+    expect(lz4).toMatch(/<name>v3_pages<\/name>\s*<column_family_options>\s*<enable_blob_files>true<\/enable_blob_files>\s*<min_blob_size>8192<\/min_blob_size>\s*<blob_compression_type>kLZ4Compression</)
+    expect(lz4).toMatch(/<name>v2_pages<\/name>[\s\S]*<blob_compression_type>kZSTD</)
+    expect(lz4).not.toContain("account_lookups_kv")
+  })
+
   it("refuses a size that is not a byte count", () => {
     expect(() => engineConfigXml({ lookupsCacheBytes: -1 })).toThrow(RangeError)
     expect(() => engineConfigXml({ lookupsCacheBytes: 1.5 })).toThrow(RangeError)
+    expect(() => engineConfigXml({ lookupsCacheBytes: 0, pagesMinBlobBytes: -1 })).toThrow(RangeError)
   })
 
   it("hands the engine a file holding the text, removed once the engine is open", () => {
