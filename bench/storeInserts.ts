@@ -14,7 +14,8 @@
 // parts' files and RocksDB's table files, which the engine never rewrites in place; RocksDB's logs and small files
 // copied).
 // Usage: npx tsx bench/storeInserts.ts --stores 1m=DIR,200k=DIR,empty= [--config base=,blob=FILE] [--mc 60]
-// [--tx 30] [--seed 42] [--batches 12] [--rounds 3] [--tail 60] [--work DIR]. Numbers are printed, never asserted.
+// [--tx 30] [--seed 42] [--batches 12] [--rounds 3] [--tail 60] [--work DIR] (STORE_INSERTS_THREADS=1: each run also
+// lists its threads' CPU on stderr). Numbers are printed, never asserted.
 import { spawnSync } from "node:child_process"
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
