@@ -2,21 +2,22 @@
 // from its block's `v3_pages` row (sql/0131), then the multi-get of `account_lookups_kv` (sql/0142) by the keys cut
 // from them, as src/store/Store.ts sends them. Over a copy of a store kept by `bench:ingest --store`
 // (BENCH_STORE_DIR: the engine writes to it), the engine started with the API's configuration (its lookups cache,
-// CLICKHOUSE_LOOKUPS_CACHE_BYTES, default 128 MiB) and a session with the API's read settings; BENCH_BLOCKS (300)
-// random masterchain blocks (BENCH_SEED), pages of 40 newest first with the address book; BENCH_PASSES (2) passes
-// over the same blocks (the first finds the engine's caches empty; later ones as the earlier left them). The two
-// statements alternate page by page. Printed per pass and statement: wall p50 / p90 and this process's CPU per
-// statement (engine threads included), the table's RocksDB statistics per statement (`system.rocksdb`: blocks read,
-// cache hits and misses, bytes decompressed, keys probed per level), and, over a counting pass of each statement
-// alone, the engine's own ProfileEvents per statement (`system.events` around it, less a snapshot's own). Before the
-// passes it waits for the tables' background compactions (`system.rocksdb`) to settle. With BENCH_JSON=1 a last line
-// holds the figures as JSON. Never asserts a number.
+// CLICKHOUSE_LOOKUPS_CACHE_BYTES, default 128 MiB; the tables' Bloom filters, CLICKHOUSE_KV_BLOOM_BITS) and a
+// session with the API's read settings; BENCH_BLOCKS (300) random masterchain blocks (BENCH_SEED), pages of 40
+// newest first with the address book; BENCH_PASSES (2) passes over the same blocks (the first finds the engine's
+// caches empty; later ones as the earlier left them). The two statements alternate page by page. Printed per pass
+// and statement: wall p50 / p90 and this process's CPU per statement (engine threads included), the table's RocksDB
+// statistics per statement (`system.rocksdb`: blocks read, cache hits and misses, bytes decompressed, keys found per
+// level, Bloom filter answers), and, over a counting pass of each statement alone, the engine's own ProfileEvents per
+// statement (`system.events` around it, less a snapshot's own). Before the passes it waits for the tables'
+// background compactions (`system.rocksdb`) to settle. With BENCH_JSON=1 a last line holds the figures as JSON.
+// Never asserts a number.
 import { Session } from "chdb"
 import { readFileSync, readdirSync, statSync } from "node:fs"
 import { loadavg } from "node:os"
 import { join } from "node:path"
 import { withConfigFile, withEngineConfig } from "../src/clickhouse/engineConfig.js"
-import { DEFAULT_LOOKUPS_CACHE_BYTES } from "../src/config.js"
+import { DEFAULT_KV_BLOOM_BITS, DEFAULT_LOOKUPS_CACHE_BYTES } from "../src/config.js"
 import { nativeStringColumns } from "../src/store/native.js"
 import { sessionSetup } from "../src/store/readers.js"
 import { strKeys } from "../src/store/sql.js"
@@ -27,6 +28,7 @@ const { dir, database, stamp } = benchStore()
 const count = Number(process.env.BENCH_BLOCKS ?? 300)
 const passes = Number(process.env.BENCH_PASSES ?? 2)
 const cacheBytes = Number(process.env.CLICKHOUSE_LOOKUPS_CACHE_BYTES ?? DEFAULT_LOOKUPS_CACHE_BYTES)
+const bloomBits = Number(process.env.CLICKHOUSE_KV_BLOOM_BITS ?? DEFAULT_KV_BLOOM_BITS)
 const TABLES = ["v3_pages", "account_lookups_kv"] as const
 type Table = (typeof TABLES)[number]
 
@@ -44,7 +46,7 @@ const startWith = (args: ReadonlyArray<string>): Session =>
 const xmlFile = process.env.BENCH_ENGINE_XML
 const session =
   xmlFile === undefined
-    ? withEngineConfig({ lookupsCacheBytes: cacheBytes }, startWith)
+    ? withEngineConfig({ lookupsCacheBytes: cacheBytes, kvBloomBits: bloomBits }, startWith)
     : withConfigFile(readFileSync(xmlFile, "utf8"), startWith)
 for (const statement of sessionSetup(database)) session.query(statement)
 const bytes = async (sql: string): Promise<Buffer> => {
@@ -123,7 +125,9 @@ const ROCKS = [
 // Wait for the tables' flushes and compactions at open to end: their written bytes unchanged over two seconds.
 const settle = async (): Promise<void> => {
   const written = (): number =>
-    [...rocks()].filter(([k]) => k.endsWith("compact.write.bytes") || k.endsWith("flush.write.bytes")).reduce((s, [, v]) => s + v, 0)
+    [...rocks()]
+      .filter(([k]) => k.endsWith("compact.write.bytes") || k.endsWith("flush.write.bytes"))
+      .reduce((s, [, v]) => s + v, 0)
   let before = written()
   for (let i = 0; i < 60; i++) {
     await new Promise((r) => setTimeout(r, 2000))
@@ -152,7 +156,9 @@ const blocks = Array.from({ length: count }, () => {
 
 console.log(
   `store ${dir} (blocks ${stamp.first}..${stamp.last}), ` +
-    (xmlFile === undefined ? `lookups cache ${cacheBytes} B` : `engine configuration ${xmlFile}`)
+    (xmlFile === undefined
+      ? `lookups cache ${cacheBytes} B, Bloom filters ${bloomBits} bits a key`
+      : `engine configuration ${xmlFile}`)
 )
 console.log(`  at open: ${layout()}`)
 const opened = rocks()
@@ -161,7 +167,9 @@ const settled = rocks()
 const work = diff(opened, settled)
 console.log(
   `  settled: ${layout()}; background work after the first statements: ` +
-    (TABLES.map((t) => `${t} compaction ${((work.get(`${t}\tcompact.write.bytes`) ?? 0) / 2 ** 20).toFixed(1)} MiB`).join(", ") || "none")
+    (TABLES.map(
+      (t) => `${t} compaction ${((work.get(`${t}\tcompact.write.bytes`) ?? 0) / 2 ** 20).toFixed(1)} MiB`
+    ).join(", ") || "none")
 )
 
 // BENCH_WARM_BLOCKS: that many other random blocks' pages read first, untimed, so the passes find the engine's caches
@@ -172,7 +180,9 @@ if (warm > 0) {
   const t0 = performance.now()
   for (let i = 0; i < warm; i++) {
     y = (y * 1103515245 + 12345) % 2 ** 31
-    const { hashes, book } = pageKeys(lineText(await bytes(linesSql(stamp.first + (y % (stamp.last - stamp.first + 1))))))
+    const { hashes, book } = pageKeys(
+      lineText(await bytes(linesSql(stamp.first + (y % (stamp.last - stamp.first + 1)))))
+    )
     await bytes(lookupsSql(strKeys([...hashes, ...book].filter((k) => k.length > 0))))
   }
   console.log(`  warmed by ${warm} other blocks' pages in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
@@ -221,9 +231,10 @@ for (let pass = 1; pass <= passes; pass++) {
   for (const t of TABLES) {
     const fig = f[t]
     const per = (name: string): number => (d.get(`${t}\t${name}`) ?? 0) / fig.n
-    const shown = process.env.BENCH_ALL_STATS === "1"
-      ? [...d].filter(([k]) => k.startsWith(`${t}\t`)).map(([k]) => k.slice(t.length + 1))
-      : ROCKS
+    const shown =
+      process.env.BENCH_ALL_STATS === "1"
+        ? [...d].filter(([k]) => k.startsWith(`${t}\t`)).map(([k]) => k.slice(t.length + 1))
+        : ROCKS
     const stats = shown
       .map((name) => [name, per(name)] as const)
       .filter(([, v]) => v !== 0)
@@ -260,7 +271,9 @@ for (const t of TABLES) {
   }
   counted[t] = per
   const shown = Object.entries(per)
-    .filter(([k]) => !/Microseconds|Nanoseconds|Memory|Query$|SelectQuery|Milliseconds/.test(k) || /CPU|IO|Wait/.test(k))
+    .filter(
+      ([k]) => !/Microseconds|Nanoseconds|Memory|Query$|SelectQuery|Milliseconds/.test(k) || /CPU|IO|Wait/.test(k)
+    )
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([k, v]) => `${k} ${v >= 100 ? v.toFixed(0) : v.toFixed(2)}`)
   console.log(`  ${t} alone, engine events per statement (pass ${passes + 1}): ${shown.join(", ")}`)

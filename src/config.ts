@@ -50,6 +50,15 @@ export const DEFAULT_V3_PAGES_COMPRESSION: TableCompression = "zstd"
  * grows with the store (BENCHMARKS.md, "the consumer's inserts as the store grows").
  */
 export const DEFAULT_PAGES_MIN_BLOB_BYTES = 4096
+/**
+ * Bits per key of the Bloom filters RocksDB writes into every new table file of `v3_pages` (sql/0131) and
+ * `account_lookups_kv` (sql/0142) in the embedded engine; 0 writes none (RocksDB's own). Without filters a point read
+ * reads and decompresses a data block of every file whose key range holds its key, and these tables' keys (little-endian
+ * seqnos, hashes, accounts) put every file's range over the whole table: on the 1M store as ingested a page's row read
+ * 3.5 blocks of ~400 KB and its lookups 2.6 blocks a key. With 10 bits (~1% false positives, ~1.2 bytes a key) a read
+ * skips every file that does not hold its key (BENCHMARKS.md, "An uncached v3 page on the 1M store").
+ */
+export const DEFAULT_KV_BLOOM_BITS = 10
 /** The codec measured cheapest for the pipeline (BENCHMARKS.md, "End-to-end ingest"). */
 export const DEFAULT_KAFKA_COMPRESSION: KafkaCompression = "zstd"
 
@@ -98,6 +107,12 @@ export interface ClickHouseSettings {
    * in the table files.
    */
   readonly pagesMinBlobBytes: number
+  /**
+   * Embedded engine only: bits per key of the Bloom filters in the table files RocksDB writes for `v3_pages` and
+   * `account_lookups_kv` from the next start on (0: none); files already written get them when a compaction rewrites
+   * them (sql/0145 compacts both tables once).
+   */
+  readonly kvBloomBits: number
 }
 
 export interface ToncenterSettings {
@@ -369,6 +384,12 @@ export const settings = {
       String(DEFAULT_PAGES_MIN_BLOB_BYTES),
       "Embedded chdb: v3_pages and v2_pages values of at least this many bytes go to RocksDB blob files, so compaction moves references, not rows; 0 keeps them inline",
       int(0, 2 ** 31)
+    ),
+    kvBloomBits: setting(
+      "CLICKHOUSE_KV_BLOOM_BITS",
+      String(DEFAULT_KV_BLOOM_BITS),
+      "Embedded chdb: bits per key of the Bloom filters in new table files of v3_pages and account_lookups_kv (0: none); a point read skips each file its key is not in",
+      int(0, 64)
     )
   },
   toncenter: {

@@ -131,6 +131,8 @@ export type ClickHouseClientConfig = Pick<ClickHouseSettings, "url" | "user" | "
   readonly v3PagesCompression?: TableCompression
   /** CLICKHOUSE_PAGES_MIN_BLOB_BYTES (embedded engine only); absent: values in RocksDB's table files, as with 0. */
   readonly pagesMinBlobBytes?: number
+  /** CLICKHOUSE_KV_BLOOM_BITS (embedded engine only); absent: no Bloom filters (RocksDB's own), as with 0. */
+  readonly kvBloomBits?: number
 }
 
 const quoteIdent = (name: string): string => {
@@ -416,7 +418,8 @@ const makeChdbClient = async (cfg: ClickHouseClientConfig): Promise<ClickHouseHa
   const shared = acquireEngine(path, {
     lookupsCacheBytes: cfg.lookupsCacheBytes ?? 0,
     ...(cfg.v3PagesCompression === undefined ? {} : { v3PagesCompression: cfg.v3PagesCompression }),
-    ...(cfg.pagesMinBlobBytes === undefined ? {} : { pagesMinBlobBytes: cfg.pagesMinBlobBytes })
+    ...(cfg.pagesMinBlobBytes === undefined ? {} : { pagesMinBlobBytes: cfg.pagesMinBlobBytes }),
+    ...(cfg.kvBloomBits === undefined ? {} : { kvBloomBits: cfg.kvBloomBits })
   })
   try {
     await shared.connection.command({ query: `CREATE DATABASE IF NOT EXISTS ${quoteIdent(cfg.database)}` })

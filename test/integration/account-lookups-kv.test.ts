@@ -182,7 +182,12 @@ describe("account_lookups_kv", () => {
     expect(oldStates.length).toBeGreaterThan(0)
     expect(oldCodes.find((r) => r.k === accounts801[0])).toEqual({ k: accounts801[0], m: 802, v: "" })
     const report = await applyMigrations(ch.client)
-    // the two, then the later ones
+    // these two first, then every later migration (sql/0145 compacts the key-value tables, rows unchanged)
+    expect(report.applied).toEqual(
+      readdirSync(defaultMigrationsDir)
+        .filter((name) => name.endsWith(".sql") && name >= NEW_MIGRATIONS[0]!)
+        .sort()
+    )
     expect(report.applied.slice(0, NEW_MIGRATIONS.length)).toEqual(NEW_MIGRATIONS)
     const tables = await query<{ name: string }>(
       "SELECT name FROM system.tables WHERE database = currentDatabase() AND name LIKE 'account_%_kv' ORDER BY name"
