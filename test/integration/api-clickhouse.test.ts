@@ -20,7 +20,7 @@ import { ClickHouseTxStore } from "../../src/store/Store.js"
 import { decodeTransaction } from "../../src/ton/decode.js"
 import type { BlockIdExt, MasterchainBundle } from "../../src/ton/record.js"
 import { testClickHouse, type TestClickHouse } from "../support/integration.js"
-import { MemoryTxStore } from "../../tools/fake/memoryStore.js"
+import { memoryStoreOf } from "../support/memoryStore.js"
 import { REAL_FIXTURES } from "../unit/api/records.js"
 import { realBlockBundles } from "../unit/store/realBlocks.js"
 
@@ -69,16 +69,7 @@ beforeAll(async () => {
   }
   fromClickHouse = buildApp({ store: new ClickHouseTxStore(ch.client), config, clock })
   fromMemory = buildApp({
-    store: new MemoryTxStore(
-      bundles.map((b) => ({
-        mc: b.mc_block,
-        shardBlocks: b.shard_blocks,
-        shardTops: b.shard_tops,
-        transactions: b.transactions,
-        accountStates: b.account_states,
-        codeHashes: b.code_hashes
-      }))
-    ),
+    store: memoryStoreOf(bundles),
     config,
     clock
   })

@@ -17,7 +17,7 @@ import { deleteV2Pages } from "../../src/store/backfillV2Pages.js"
 import { deleteV3Pages } from "../../src/store/backfillV3Pages.js"
 import { ClickHouseTxStore } from "../../src/store/Store.js"
 import type { BlockRecord, MasterchainBundle } from "../../src/ton/record.js"
-import { MemoryTxStore } from "../../tools/fake/memoryStore.js"
+import { memoryStoreOf } from "../support/memoryStore.js"
 import { testClickHouse, type TestClickHouse } from "../support/integration.js"
 import { syntheticBundle } from "../unit/store/records.js"
 import { realBlockBundles } from "../unit/store/realBlocks.js"
@@ -58,18 +58,6 @@ const text = async (query: string): Promise<string> =>
   (await thin.client.query({ query, format: "TabSeparated" })).text()
 
 const blocksOf = (b: MasterchainBundle): Array<BlockRecord> => [b.mc_block, ...b.shard_blocks]
-
-const memoryOf = (bs: ReadonlyArray<MasterchainBundle>) =>
-  new MemoryTxStore(
-    bs.map((b) => ({
-      mc: b.mc_block,
-      shardBlocks: b.shard_blocks,
-      shardTops: b.shard_tops,
-      transactions: b.transactions,
-      accountStates: b.account_states,
-      codeHashes: b.code_hashes
-    }))
-  )
 
 /** Every v3 page shape of a masterchain block and v2 page shape of its blocks. */
 const urlsOf = (b: MasterchainBundle): Array<string> => {
@@ -118,7 +106,7 @@ beforeAll(async () => {
   thinStore = new ClickHouseTxStore(thin.client)
   fromThin = buildApp({ store: thinStore, config, clock })
   fromFull = buildApp({ store: new ClickHouseTxStore(full.client), config, clock })
-  fromMemory = buildApp({ store: memoryOf([...bundles, late]), config, clock })
+  fromMemory = buildApp({ store: memoryStoreOf([...bundles, late]), config, clock })
 }, 120_000)
 
 afterAll(async () => {

@@ -14,7 +14,7 @@ import { deleteIncomplete } from "../../src/sink/deleteIncomplete.js"
 import { readClients, type ReadClients } from "../../src/store/readers.js"
 import { ClickHouseTxStore } from "../../src/store/Store.js"
 import { testClickHouse, type TestClickHouse } from "../support/integration.js"
-import { MemoryTxStore } from "../../tools/fake/memoryStore.js"
+import { memoryStoreOf } from "../support/memoryStore.js"
 import { syntheticBundle } from "../unit/store/records.js"
 import { realBlockBundles } from "../unit/store/realBlocks.js"
 
@@ -70,16 +70,7 @@ beforeAll(async () => {
   readers = readClients(ch, 2)
   fromReaders = buildApp({ store: new ClickHouseTxStore(readers.clients), config, clock })
   fromMemory = buildApp({
-    store: new MemoryTxStore(
-      bundles.map((b) => ({
-        mc: b.mc_block,
-        shardBlocks: b.shard_blocks,
-        shardTops: b.shard_tops,
-        transactions: b.transactions,
-        accountStates: b.account_states,
-        codeHashes: b.code_hashes
-      }))
-    ),
+    store: memoryStoreOf(bundles),
     config,
     clock
   })

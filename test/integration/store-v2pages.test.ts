@@ -18,7 +18,7 @@ import { readClients, type ReadClients } from "../../src/store/readers.js"
 import { ClickHouseTxStore, clientReader, type ReadConnection } from "../../src/store/Store.js"
 import type { BlockRecord, MasterchainBundle } from "../../src/ton/record.js"
 import { testClickHouse, type TestClickHouse } from "../support/integration.js"
-import { MemoryTxStore } from "../../tools/fake/memoryStore.js"
+import { memoryStoreOf } from "../support/memoryStore.js"
 import { syntheticBundle } from "../unit/store/records.js"
 import { realBlockBundles } from "../unit/store/realBlocks.js"
 
@@ -112,16 +112,7 @@ beforeAll(async () => {
   fromSessions = buildApp({ store: new ClickHouseTxStore(readers.clients), config, clock })
   fromTxPages = buildApp({ store: new ClickHouseTxStore(ch.client, { pageKv: false }), config, clock })
   fromMemory = buildApp({
-    store: new MemoryTxStore(
-      bundles.map((b) => ({
-        mc: b.mc_block,
-        shardBlocks: b.shard_blocks,
-        shardTops: b.shard_tops,
-        transactions: b.transactions,
-        accountStates: b.account_states,
-        codeHashes: b.code_hashes
-      }))
-    ),
+    store: memoryStoreOf(bundles),
     config,
     clock
   })
