@@ -317,6 +317,17 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
     return bitmap
   }
 
+  /**
+   * Whether masterchain block `seqno` is done: the marker's bitmap, else (finished since its range was loaded, or not
+   * finished) the marker itself, whose yes is remembered in the bitmap.
+   */
+  private async mcDoneAsking(seqno: number): Promise<boolean> {
+    if (await this.isMcDone(seqno)) return true
+    if (!(await this.mcBlockDone(seqno))) return false
+    this.rememberMcDone(seqno)
+    return true
+  }
+
   /** Marks a block seen done by a marker-checked statement (its range's bitmap may predate it). */
   private rememberMcDone(seqno: number): void {
     const chunk = Math.floor(seqno / DONE_CHUNK)
@@ -505,7 +516,10 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
     if (!isUInt32(seqno) || !isUInt32(o.limit) || !Number.isSafeInteger(o.offset) || o.offset < 0) return null
     const dir = o.sort === "asc" ? "ASC" : "DESC"
     const s = uint32(seqno)
-    let done = await this.isMcDone(seqno)
+    // For the key-value row (sql/0131), a done block: one the marker's bitmap does not show done yet (a block finished
+    // since its range was loaded) is asked of the marker, since a single node's consumer writes no `tx_pages` rows for
+    // blocks the key-value rows serve.
+    const done = this.pageKv ? await this.mcDoneAsking(seqno) : await this.isMcDone(seqno)
     const txs: Array<{ v3: Buffer; before: string; after: string }> = []
     const hashes = new Set<string>()
     const book = new Set<string>()
@@ -516,14 +530,8 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
       hashes.add(f.after)
       if (withAddressBook) for (const a of f.book.split(" ")) if (a.length > 0) book.add(a)
     }
-    // The block's key-value row (sql/0131), for a done block: one the marker's bitmap does not show done yet (a block
-    // finished since its range was loaded) is asked of the marker first, since a single node's consumer writes no
-    // `tx_pages` rows for blocks the key-value rows serve. A block without a row (stored before the table and not
-    // filled yet, or its pieces dropped for a re-render) reads `tx_pages`, then (the caller) the row tables.
-    if (this.pageKv && !done && (await this.mcBlockDone(seqno))) {
-      this.rememberMcDone(seqno)
-      done = true
-    }
+    // A block without a row (stored before the table and not filled yet, or its pieces dropped for a re-render) reads
+    // `tx_pages`, then (the caller) the row tables.
     const lines = done && this.pageKv ? await this.v3Pages.submit({ seqno, ...o }) : null
     if (lines !== null) {
       for (const line of lines) take(line)
@@ -784,11 +792,7 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
     // A block the marker's bitmap does not show done (finished since its range was loaded, or not finished) is asked
     // of the marker: the other path would find no `tx_pages` rows for it (a single node's consumer writes none for a
     // block with a row) and answer from the row tables.
-    const mc = Number(row.mc)
-    if (!(await this.isMcDone(mc))) {
-      if (!(await this.mcBlockDone(mc))) return null
-      this.rememberMcDone(mc)
-    }
+    if (!(await this.mcDoneAsking(Number(row.mc)))) return null
     const page = cutV2Page(row.keys, row.v2, after, count)
     return {
       id: {
@@ -847,11 +851,7 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
   async mcShards(seqno: number): Promise<McShardsText | null> {
     if (!this.pageKv || !isUInt32(seqno)) return null
     const row = await this.mcShardsRows.submit(seqno)
-    if (row === null) return null
-    if (!(await this.isMcDone(seqno))) {
-      if (!(await this.mcBlockDone(seqno))) return null
-      this.rememberMcDone(seqno)
-    }
+    if (row === null || !(await this.mcDoneAsking(seqno))) return null
     return row
   }
 
