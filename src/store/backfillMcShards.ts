@@ -23,6 +23,13 @@ export const deleteMcShards = async (client: ClickHouseClient, mcSeqnos: Readonl
   })
 }
 
+/** Appends `value` to the list of `key` in `lists`. */
+const addTo = <T>(lists: Map<number, Array<T>>, key: number, value: T): void => {
+  const list = lists.get(key)
+  if (list === undefined) lists.set(key, [value])
+  else list.push(value)
+}
+
 /**
  * Writes the rows of these done masterchain blocks from their stored `blocks` and `mc_shard_blocks` rows: every one
  * (`rebuild`), or only those without a row. Returns how many rows were written.
@@ -47,21 +54,12 @@ const fill = async (client: ClickHouseClient, mcSeqnos: ReadonlyArray<number>, r
   )
   const refs = await rows<McShardBlockRow>(client, `SELECT * FROM mc_shard_blocks FINAL WHERE mc_seqno IN ${keys}`)
   const refsOf = new Map<number, Array<McShardBlockRow>>()
-  for (const r of refs) {
-    const list = refsOf.get(Number(r.mc_seqno))
-    if (list === undefined) refsOf.set(Number(r.mc_seqno), [r])
-    else list.push(r)
-  }
+  for (const r of refs) addTo(refsOf, Number(r.mc_seqno), r)
   const blocksOf = new Map<number, Array<BlockRow>>()
-  const add = (s: number, b: BlockRow) => {
-    const list = blocksOf.get(s)
-    if (list === undefined) blocksOf.set(s, [b])
-    else list.push(b)
-  }
   for (const b of blocks) {
-    add(Number(b.mc_block_seqno), b)
+    addTo(blocksOf, Number(b.mc_block_seqno), b)
     // a masterchain block naming another masterchain block as its own (never, on a chain): kept for its seqno too
-    if (Number(b.workchain) === -1 && Number(b.seqno) !== Number(b.mc_block_seqno)) add(Number(b.seqno), b)
+    if (Number(b.workchain) === -1 && Number(b.seqno) !== Number(b.mc_block_seqno)) addTo(blocksOf, Number(b.seqno), b)
   }
   const values: Array<McShardsKvRow> = []
   for (const s of want) {
