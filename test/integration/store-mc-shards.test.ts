@@ -14,7 +14,7 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { buildApp, type ApiAppConfig } from "../../src/api/app.js"
 import { applyMigrations, defaultMigrationsDir } from "../../src/clickhouse/migrations.js"
-import { flattenBundles, INSERT_ORDER, type McShardsKvRow } from "../../src/flatten/index.js"
+import { flattenBundles, type McShardsKvRow } from "../../src/flatten/index.js"
 import { deleteIncomplete } from "../../src/sink/deleteIncomplete.js"
 import { backfillMcShards } from "../../src/store/backfillMcShards.js"
 import { readClients, type ReadClients } from "../../src/store/readers.js"
@@ -24,6 +24,7 @@ import { testClickHouse, type TestClickHouse } from "../support/integration.js"
 import { memoryStoreOf } from "../support/memoryStore.js"
 import { syntheticBundle } from "../unit/store/records.js"
 import { realBlockBundles } from "../unit/store/realBlocks.js"
+import { insertTables } from "../support/storeRows.js"
 
 const config: ApiAppConfig = { network: "mainnet", api: { keys: [], rateLimit: 0 }, cacheBytes: 0 }
 const clock = { nowMs: () => 1724745562699, random: () => 0.5335802192168009 }
@@ -99,10 +100,7 @@ beforeAll(async () => {
   ch = await testClickHouse("mcshards", { migrate: false })
   await applyMigrations(ch.client, oldSql)
   const batch = flattenBundles(bundles)
-  for (const table of INSERT_ORDER) {
-    if (table === "mc_shards_kv" || batch[table].length === 0) continue
-    await ch.client.insert<object>({ table, values: batch[table], format: "JSONEachRow" })
-  }
+  await insertTables(ch.client, batch, "mc_shards_kv")
   kv = new ClickHouseTxStore(ch.client)
   fromKv = buildApp({ store: kv, config, clock })
   readers = readClients(ch, 2)
@@ -187,10 +185,7 @@ describe("mc_shards_kv", () => {
     const b = syntheticBundle(900)
     const rows = flattenBundles([b])
     expect(rows.mc_shards_kv).toHaveLength(1)
-    for (const table of INSERT_ORDER) {
-      if (table === "mc_blocks_done" || rows[table].length === 0) continue
-      await ch.client.insert<object>({ table, values: rows[table], format: "JSONEachRow" })
-    }
+    await insertTables(ch.client, rows, "mc_blocks_done")
     expect(await count("SELECT count() AS n FROM mc_shards_kv WHERE mc_seqno = 900")).toBe(1)
     expect(await kv.mcShards(900)).toBeNull()
     expect((await fromKv.inject("/api/v3/masterchainBlockShards?seqno=900")).statusCode).toBe(404)

@@ -10,7 +10,7 @@
 import type { FastifyInstance } from "fastify"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { buildApp, type ApiAppConfig } from "../../src/api/app.js"
-import { flattenBundles, INSERT_ORDER } from "../../src/flatten/index.js"
+import { flattenBundles } from "../../src/flatten/index.js"
 import type { V2PageRow } from "../../src/flatten/v2_pages.js"
 import { deleteIncomplete } from "../../src/sink/deleteIncomplete.js"
 import { backfillV2Pages, deleteV2Pages } from "../../src/store/backfillV2Pages.js"
@@ -21,6 +21,7 @@ import { testClickHouse, type TestClickHouse } from "../support/integration.js"
 import { memoryStoreOf } from "../support/memoryStore.js"
 import { syntheticBundle } from "../unit/store/records.js"
 import { realBlockBundles } from "../unit/store/realBlocks.js"
+import { insertTables } from "../support/storeRows.js"
 
 const config: ApiAppConfig = { network: "mainnet", api: { keys: [], rateLimit: 0 }, cacheBytes: 0 }
 const clock = { nowMs: () => 1724745562699, random: () => 0.5335802192168009 }
@@ -102,10 +103,7 @@ beforeAll(async () => {
   ch = await testClickHouse("v2pages")
   // A store written before the key-value table: every table but v2_pages.
   const batch = flattenBundles(bundles)
-  for (const table of INSERT_ORDER) {
-    if (table === "v2_pages" || batch[table].length === 0) continue
-    await ch.client.insert<object>({ table, values: batch[table], format: "JSONEachRow" })
-  }
+  await insertTables(ch.client, batch, "v2_pages")
   kv = new ClickHouseTxStore(ch.client)
   fromKv = buildApp({ store: kv, config, clock })
   readers = readClients(ch, 2)
@@ -192,10 +190,7 @@ describe("v2_pages", () => {
     const b = syntheticBundle(900)
     const rows = flattenBundles([b])
     expect(rows.v2_pages.length).toBe(blocksOf(b).length)
-    for (const table of INSERT_ORDER) {
-      if (table === "mc_blocks_done" || rows[table].length === 0) continue
-      await ch.client.insert<object>({ table, values: rows[table], format: "JSONEachRow" })
-    }
+    await insertTables(ch.client, rows, "mc_blocks_done")
     const blk = b.shard_blocks.find((s) => s.tx_count > 0)!
     expect(await count(`SELECT count() AS n FROM v2_pages WHERE mc_block_seqno = 900`)).toBe(blocksOf(b).length)
     expect(await kv.v2BlockPage(blk.id, null, 40)).toBeNull()

@@ -9,7 +9,7 @@
 import type { FastifyInstance } from "fastify"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { buildApp, type ApiAppConfig } from "../../src/api/app.js"
-import { flattenBundles, INSERT_ORDER } from "../../src/flatten/index.js"
+import { flattenBundles } from "../../src/flatten/index.js"
 import { backfillV3Pages, deleteV3Pages } from "../../src/store/backfillV3Pages.js"
 import { readClients, type ReadClients } from "../../src/store/readers.js"
 import { ClickHouseTxStore } from "../../src/store/Store.js"
@@ -19,6 +19,7 @@ import { testClickHouse, type TestClickHouse } from "../support/integration.js"
 import { syntheticBundle } from "../unit/store/records.js"
 import { pageAsText } from "../support/pageText.js"
 import { realBlockBundles } from "../unit/store/realBlocks.js"
+import { insertTables } from "../support/storeRows.js"
 
 const config: ApiAppConfig = { network: "mainnet", api: { keys: [], rateLimit: 0 }, cacheBytes: 0 }
 const clock = { nowMs: () => 1724745562699, random: () => 0.5335802192168009 }
@@ -84,10 +85,7 @@ beforeAll(async () => {
   ch = await testClickHouse("v3pages")
   // A store written before the key-value table: every table but v3_pages.
   const batch = flattenBundles(bundles)
-  for (const table of INSERT_ORDER) {
-    if (table === "v3_pages" || batch[table].length === 0) continue
-    await ch.client.insert<object>({ table, values: batch[table], format: "JSONEachRow" })
-  }
+  await insertTables(ch.client, batch, "v3_pages")
   kv = new ClickHouseTxStore(ch.client)
   pages = new ClickHouseTxStore(ch.client, { pageKv: false })
   readers = readClients(ch, 2)

@@ -4,8 +4,9 @@
  * masterchain block, completion markers; and a code hash made from a label.
  */
 import type { ClickHouseClient } from "@clickhouse/client"
-import { INSERT_ORDER, type TableRows } from "../../src/flatten/index.js"
+import type { TableRows } from "../../src/flatten/index.js"
 import type { CodeKvRow } from "../../src/store/accountCodeKv.js"
+import { insertTables } from "./storeRows.js"
 
 /** A code hash (44 characters of base64) made from `label`. */
 export const code = (label: string): string => Buffer.from(label.padEnd(32, ".").slice(0, 32)).toString("base64")
@@ -14,12 +15,7 @@ export const storeWriter = (client: () => ClickHouseClient) => ({
   query: async <T>(sql: string): Promise<Array<T>> =>
     (await client().query({ query: sql, format: "JSONEachRow" })).json<T>(),
   /** Every table of a batch, in the consumer's insert order. */
-  insert: async (batch: TableRows): Promise<void> => {
-    for (const table of INSERT_ORDER) {
-      if (batch[table].length === 0) continue
-      await client().insert<object>({ table, values: batch[table], format: "JSONEachRow" })
-    }
-  },
+  insert: (batch: TableRows): Promise<void> => insertTables(client(), batch),
   /** One insert per masterchain block, as the consumer writes them (an insert folds its own rows of one account). */
   insertCodes: async (rows: ReadonlyArray<CodeKvRow>): Promise<void> => {
     for (const mc of new Set(rows.map((r) => r.mc_seqno))) {
