@@ -5,11 +5,12 @@ import type { ClickHouseClient } from "@clickhouse/client"
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { flattenBundles, INSERT_ORDER } from "../../src/flatten/index.js"
+import { flattenBundles } from "../../src/flatten/index.js"
 import { Cell } from "@ton/core"
 import { opcodeName } from "../../src/ton/bodies/decode.js"
 import type { TransactionRecord } from "../../src/ton/record.js"
 import { repoRoot, testClickHouse, type TestClickHouse } from "../support/integration.js"
+import { insertTables } from "../support/storeRows.js"
 import { realBlockBundles } from "../unit/store/realBlocks.js"
 
 const EXAMPLES = join(repoRoot, "sql/examples")
@@ -260,14 +261,8 @@ const expectations: Record<string, () => { params: Record<string, unknown>; rows
 beforeAll(async () => {
   handle = await testClickHouse("analytics examples")
   client = handle.client
-  const store = async (batch: ReturnType<typeof flattenBundles>) => {
-    for (const table of INSERT_ORDER) {
-      const values = batch[table] as Array<unknown>
-      if (values.length > 0) await client.insert({ table, values, format: "JSONEachRow" })
-    }
-  }
-  await store(flattenBundles(bundles))
-  await store(flattenBundles(bundles.slice(2, 5)))
+  await insertTables(client, flattenBundles(bundles))
+  await insertTables(client, flattenBundles(bundles.slice(2, 5)))
 })
 
 afterAll(async () => {

@@ -9,8 +9,9 @@ import { join } from "node:path"
 import { chromium, type BrowserContext } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { overviewRoutes } from "../../src/analytics/page/routes.js"
-import { flattenBundles, INSERT_ORDER } from "../../src/flatten/index.js"
+import { flattenBundles } from "../../src/flatten/index.js"
 import { repoRoot, testClickHouse, type TestClickHouse } from "../support/integration.js"
+import { insertTables } from "../support/storeRows.js"
 import { realBlockBundles } from "../unit/store/realBlocks.js"
 
 const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium"
@@ -37,11 +38,7 @@ const ton = (nano: string) => {
 beforeAll(async () => {
   handle = await testClickHouse("analytics overview")
   client = handle.client
-  const batch = flattenBundles(bundles)
-  for (const table of INSERT_ORDER) {
-    const values = batch[table] as Array<unknown>
-    if (values.length > 0) await client.insert({ table, values, format: "JSONEachRow" })
-  }
+  await insertTables(client, flattenBundles(bundles))
   app = Fastify()
   await app.register(overviewRoutes, { client, now: () => NOW })
   base = await app.listen({ host: "127.0.0.1", port: 0 })
