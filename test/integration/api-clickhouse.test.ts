@@ -14,13 +14,14 @@ import type { FastifyInstance } from "fastify"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { buildApp, type ApiAppConfig } from "../../src/api/app.js"
 import { pythonJson } from "../../src/api/json.js"
-import { flattenBundles, INSERT_ORDER } from "../../src/flatten/index.js"
+import { flattenBundles } from "../../src/flatten/index.js"
 import { toBlockRecord } from "../../src/source/Toncenter.js"
 import { ClickHouseTxStore } from "../../src/store/Store.js"
 import { decodeTransaction } from "../../src/ton/decode.js"
 import type { BlockIdExt, MasterchainBundle } from "../../src/ton/record.js"
 import { testClickHouse, type TestClickHouse } from "../support/integration.js"
 import { memoryStoreOf } from "../support/memoryStore.js"
+import { insertTables } from "../support/storeRows.js"
 import { REAL_FIXTURES } from "../unit/api/records.js"
 import { realBlockBundles } from "../unit/store/realBlocks.js"
 
@@ -64,9 +65,7 @@ const bundles = [...realBlockBundles().bundles, blockPiBundle()]
 beforeAll(async () => {
   ch = await testClickHouse("api")
   const batch = flattenBundles(bundles)
-  for (const table of INSERT_ORDER) {
-    if (batch[table].length > 0) await ch.client.insert<object>({ table, values: batch[table], format: "JSONEachRow" })
-  }
+  await insertTables(ch.client, batch)
   fromClickHouse = buildApp({ store: new ClickHouseTxStore(ch.client), config, clock })
   fromMemory = buildApp({
     store: memoryStoreOf(bundles),

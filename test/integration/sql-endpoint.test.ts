@@ -13,6 +13,7 @@ import { applyMigrations } from "../../src/clickhouse/migrations.js"
 import { startSqlEndpoint, type RunningSqlEndpoint } from "../../src/clickhouse/SqlEndpoint.js"
 import { flattenBundles, INSERT_ORDER } from "../../src/flatten/index.js"
 import { ClickHouseTxStore } from "../../src/store/Store.js"
+import { insertTables } from "../support/storeRows.js"
 import { realBlockBundles } from "../unit/store/realBlocks.js"
 
 // Refusals are the point of several cases here; the client would log each one as an error.
@@ -33,9 +34,7 @@ beforeAll(async () => {
   owner = await makeClickHouseClient({ url: undefined, user: "default", password: "", database, dataDir: dir })
   await applyMigrations(owner.client)
   const batch = flattenBundles(bundles)
-  for (const table of INSERT_ORDER) {
-    if (batch[table].length > 0) await owner.client.insert<object>({ table, values: batch[table], format: "JSONEachRow" })
-  }
+  await insertTables(owner.client, batch)
   const common = { engine: owner.embedded!, database, host: "127.0.0.1", port: 0, closeDeadlineMs: 500 }
   endpoint = await startSqlEndpoint({ ...common, user: "", password: "" })
   locked = await startSqlEndpoint({ ...common, user: "analyst", password: "s3cret" })

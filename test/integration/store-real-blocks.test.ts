@@ -4,6 +4,7 @@ import { flattenBundles, INSERT_ORDER } from "../../src/flatten/index.js"
 import { ClickHouseTxStore } from "../../src/store/Store.js"
 import type { TransactionRecord } from "../../src/ton/record.js"
 import { testClickHouse, type TestClickHouse } from "../support/integration.js"
+import { insertTables } from "../support/storeRows.js"
 import { realBlockBundles } from "../unit/store/realBlocks.js"
 
 let handle: TestClickHouse
@@ -16,9 +17,7 @@ const txCount = bundles.reduce((n, b) => n + b.transactions.length, 0)
 const writeStore = async (label: string, pageKv: boolean): Promise<TestClickHouse> => {
   const h = await testClickHouse(label)
   const batch = flattenBundles(bundles, { pageKv })
-  for (const table of INSERT_ORDER) {
-    if (batch[table].length > 0) await h.client.insert<object>({ table, values: batch[table], format: "JSONEachRow" })
-  }
+  await insertTables(h.client, batch)
   return h
 }
 
