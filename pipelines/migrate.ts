@@ -6,6 +6,7 @@ import { migrate } from "../src/clickhouse/migrations.js"
 import { runMain } from "../src/infra/runMain.js"
 import { backfillTxPages } from "../src/store/backfillPages.js"
 import { backfillV3Pages } from "../src/store/backfillV3Pages.js"
+import { embedV3States } from "../src/store/embedV3States.js"
 import { backfillV2Pages } from "../src/store/backfillV2Pages.js"
 import { backfillMcShards } from "../src/store/backfillMcShards.js"
 import { fillAccountLookupsKv } from "../src/store/accountLookupsKv.js"
@@ -61,6 +62,16 @@ const program = Effect.gen(function* () {
       })
     )
     if (rows > 0) yield* Console.log(`v3_pages: filled ${rows} masterchain block rows`)
+  }
+  // The known account states embedded into the v3 page rows written before the consumer embedded them (sql/0151),
+  // from `account_lookups_kv`; off on a cluster (per-node table).
+  if (ch.cluster === undefined) {
+    const rows = yield* Effect.promise(() =>
+      embedV3States(ch.client, {
+        onProgress: (p) => console.log(`v3_pages states: ${p.rows} rows rewritten, done blocks through mc ${p.through}`)
+      })
+    )
+    if (rows > 0) yield* Console.log(`v3_pages: embedded the known states of ${rows} masterchain block rows`)
   }
   // Every done block's key-value v2 page row (sql/0132), from stored pieces; off on a cluster (per-node table).
   if (ch.cluster === undefined) {

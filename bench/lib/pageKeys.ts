@@ -14,8 +14,9 @@ export const pageKeys = (lines: string): PageKeys => {
   for (const line of lines.split("\n")) {
     const f = line.split("\t", 3)
     if (f.length < 3) continue
-    hashes.add(f[0]!)
-    hashes.add(f[1]!)
+    // a state embedded as its JSON (src/flatten/v3_pages.ts) is not looked up
+    if (!f[0]!.startsWith("{")) hashes.add(f[0]!)
+    if (!f[1]!.startsWith("{")) hashes.add(f[1]!)
     for (const a of f[2]!.split(" ")) if (a.length > 0) book.add(a)
   }
   return { hashes, book }

@@ -2,7 +2,7 @@
  * MasterchainBundle -> rows for every table, and the order the tables must be written in. Invariant: the completion
  * marker (`mc_blocks_done`) is last, so a masterchain block becomes visible only after all its rows are stored.
  */
-import { type TxPageRow, txPageRow } from "../store/pages.js"
+import { embeddedStateJson, type TxPageRow, txPageRow } from "../store/pages.js"
 import type { MasterchainBundle } from "../ton/record.js"
 import { withShippedBodies } from "../ton/v3Text.js"
 import { type AccountStateRow, accountStateRows } from "./account_states.js"
@@ -13,7 +13,7 @@ import { type McShardBlockRow, mcShardBlockRows } from "./mc_shard_blocks.js"
 import { type MessageContentRow, messageContentRows } from "./message_contents.js"
 import { type MessageRow, messageRows } from "./messages.js"
 import { type TransactionRow, transactionRow } from "./transactions.js"
-import { type V3PageRow, v3PageRow } from "./v3_pages.js"
+import { type StateJson, type V3PageRow, v3PageRow } from "./v3_pages.js"
 import { type V2PageRow, v2PageKey, v2PageRows } from "./v2_pages.js"
 import { type McShardsKvRow, mcShardsKvRow } from "./mc_shards_kv.js"
 
@@ -97,6 +97,38 @@ export interface FlattenOptions {
    * from the key-value rows. Off (the default, and a cluster's): every transaction's piece goes to `tx_pages`.
    */
   readonly pageKv?: boolean
+  /**
+   * The known states of the bundles flattened before (the consumer's, bounded): a `v3_pages` line whose state is not
+   * in its own bundle but in these embeds it too, and each bundle's known states are added to them.
+   */
+  readonly earlierStates?: StateHistory
+}
+
+/**
+ * The JSON of the newest known states a writer saw (`maxEntries`, the least recently used let go): in the toncenter
+ * source a bundle brings each account's state after its last transaction of the block, so the state before its first
+ * one is usually the one an earlier bundle brought. Any state kept is right (a state is immutable per hash); one let
+ * go only leaves its hash in a line, for the read path to look up.
+ */
+export class StateHistory {
+  private readonly json = new Map<string, string>()
+  constructor(readonly maxEntries: number) {}
+  get size(): number {
+    return this.json.size
+  }
+  get(hash: string): string | undefined {
+    const json = this.json.get(hash)
+    if (json !== undefined) {
+      this.json.delete(hash)
+      this.json.set(hash, json)
+    }
+    return json
+  }
+  remember(hash: string, json: string): void {
+    this.json.delete(hash)
+    this.json.set(hash, json)
+    if (this.json.size > this.maxEntries) this.json.delete(this.json.keys().next().value!)
+  }
 }
 
 /**
@@ -127,6 +159,35 @@ export const flattenBundle = (
   options: FlattenOptions = {}
 ): TableRows => withShippedBodies(b, () => flattenRows(b, lap, options))
 
+/**
+ * The JSON of each known state among `rows` (hash-only ones are left out: the read path renders them from their hash),
+ * else of `earlier` (states of bundles before), made once a hash is asked for, from the row as the read path reads it back from `account_lookups_kv` (sql/0142:
+ * the row's fields, extra currencies null exactly when the balance is).
+ */
+export const knownStateJson = (rows: ReadonlyArray<AccountStateRow>, earlier?: StateHistory): StateJson => {
+  const known = new Map<string, AccountStateRow>()
+  for (const r of rows) if (r.known === 1) known.set(r.hash, r)
+  const made = new Map<string, string>()
+  return (hash) => {
+    let json = made.get(hash)
+    if (json !== undefined) return json
+    const r = known.get(hash)
+    if (r === undefined) return earlier?.get(hash)
+    json = embeddedStateJson({
+      hash: r.hash,
+      account: r.account,
+      balance: r.balance,
+      extra_currencies: r.balance === null ? null : r.extra_currencies,
+      account_status: r.account_status,
+      frozen_hash: r.frozen_hash,
+      data_hash: r.data_hash,
+      code_hash: r.code_hash
+    })
+    made.set(hash, json)
+    return json
+  }
+}
+
 // The bodies' decodings come from the bundle when it brought them at this build's release (withShippedBodies).
 const flattenRows = (
   b: MasterchainBundle,
@@ -144,7 +205,13 @@ const flattenRows = (
   const latest_account_code = latestAccountCodeRows(b)
   const mc_blocks_done = [mcBlockDoneRow(b)]
   lap?.("other")
-  const v3_pages = [v3PageRow(b.mc_seqno, pages)]
+  // the known states (the bundle's, the earlier ones kept) go into the row as their JSON: its page's lookups then ask
+  // only the other hashes
+  const stateJson = knownStateJson(account_states, options.earlierStates)
+  const v3_pages = [v3PageRow(b.mc_seqno, pages, stateJson)]
+  if (options.earlierStates !== undefined) {
+    for (const r of account_states) if (r.known === 1) options.earlierStates.remember(r.hash, stateJson(r.hash)!)
+  }
   lap?.("v3_pages")
   const v2_pages = v2PageRows(blocks, pages)
   lap?.("v2_pages")

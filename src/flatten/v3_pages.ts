@@ -5,6 +5,9 @@
  * order), and per line its position in an ascending page (lt ascending, then account ascending: not the reverse
  * where lts tie), 1-based. A page of any offset, limit and order is then one key lookup and a cut of that row
  * (ClickHouseTxStore.v3PageText). Every done masterchain block has a row, one without transactions an empty one.
+ * A state field is the state's hash, or, when the writer knew the state (`stateJson`), the state's v3 JSON as the read
+ * path renders it from `account_lookups_kv` (it starts with `{`, which no base64 hash does): the reader then looks up
+ * only the hashes left (src/store/pages.ts v3StateJson). A state is immutable per hash, so the JSON never goes stale.
  * Invariant: the row holds exactly the block's pieces, so a page cut from it is the page read from `tx_pages`.
  */
 import type { TxPageRow } from "../store/pages.js"
@@ -38,8 +41,24 @@ export const ascOrder = (a: V3PagePiece, b: V3PagePiece): number => ltCompare(a,
 /** A raw tab, newline or carriage return (`includes` scans: a regex costs ~20x more per character of the pieces). */
 const holdsTabOrNewline = (s: string): boolean => s.includes("\t") || s.includes("\n") || s.includes("\r")
 
-/** The row of masterchain block `mc_block_seqno` from all its pieces (none: the empty row). */
-export const v3PageRow = (mc_block_seqno: number, pieces: ReadonlyArray<V3PagePiece>): V3PageRow => {
+/**
+ * A known state's v3 JSON by its hash, undefined for a state the writer does not know (its line keeps the hash). It
+ * must answer what the read path renders from the state's `account_lookups_kv` row (src/store/pages.ts
+ * embeddedStateJson), and nothing for a hash-only state.
+ */
+export type StateJson = (hash: string) => string | undefined
+
+const NO_STATE_JSON: StateJson = () => undefined
+
+/**
+ * The row of masterchain block `mc_block_seqno` from all its pieces (none: the empty row), each state the writer
+ * knows (`stateJson`) embedded as its JSON.
+ */
+export const v3PageRow = (
+  mc_block_seqno: number,
+  pieces: ReadonlyArray<V3PagePiece>,
+  stateJson: StateJson = NO_STATE_JSON
+): V3PageRow => {
   // Each lt read as a number once (descOrder and ascOrder read two per comparison); index sorts, stable as theirs.
   const lts = pieces.map((p) => BigInt(p.lt))
   const byLt = (i: number, j: number): number => (lts[i]! === lts[j]! ? 0 : lts[i]! < lts[j]! ? -1 : 1)
@@ -51,11 +70,13 @@ export const v3PageRow = (mc_block_seqno: number, pieces: ReadonlyArray<V3PagePi
   const lines = desc.map((k) => {
     const p = pieces[k]!
     const book = p.book.join(" ")
-    for (const field of [p.state_before, p.state_after, book, p.v3]) {
+    const before = stateJson(p.state_before) ?? p.state_before
+    const after = stateJson(p.state_after) ?? p.state_after
+    for (const field of [before, after, book, p.v3]) {
       // the line's fields split at tabs, the page's lines at newlines (compact JSON holds neither raw)
       if (holdsTabOrNewline(field)) throw new Error(`v3_pages: a field of ${p.account} ${p.lt} holds a tab or newline`)
     }
-    return `${p.state_before}\t${p.state_after}\t${book}\t${p.v3}`
+    return `${before}\t${after}\t${book}\t${p.v3}`
   })
   return { mc_block_seqno, asc_rank: desc.map((k) => rank[k]!), lines }
 }

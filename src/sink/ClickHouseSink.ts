@@ -8,7 +8,7 @@
  */
 import { Context, Duration, Effect, Layer, Schedule, Schema, SubscriptionRef } from "effect"
 import { ClickHouse, ClickHouseError, type EmbeddedEngine, reasonOfCode } from "../clickhouse/ClickHouse.js"
-import { INSERT_ORDER, type TableName, visitBundleRows } from "../flatten/bundle.js"
+import { INSERT_ORDER, StateHistory, type TableName, visitBundleRows } from "../flatten/bundle.js"
 import { processCpuSeconds, threadCpuSeconds } from "../ops/cpu.js"
 import { Metrics } from "../ops/Metrics.js"
 import { deleteIncomplete, type PartitionScope } from "./deleteIncomplete.js"
@@ -99,6 +99,14 @@ const KV_TABLES: ReadonlySet<TableName> = new Set<TableName>(["v3_pages", "v2_pa
 export const TRACE_CACHE_BYTES = 32 * 1024 * 1024
 export const TRACE_CACHE_ENTRIES = Math.floor(TRACE_CACHE_BYTES / 190)
 
+/**
+ * Known account states of earlier bundles kept for the v3 page rows (src/flatten/bundle.ts StateHistory): ~300 bytes
+ * each (a state's JSON and its hash), ~5 MB. On the generated chain with states the newest 5,000 already give the rows
+ * every earlier state they refer to (72% of the state fields embedded against 41% from each bundle's own states,
+ * bench/v3StatesEmbed.ts).
+ */
+export const V3_STATE_HISTORY_ENTRIES = 16_384
+
 const failed = (what: string) => (cause: unknown) =>
   new ClickHouseError({ reason: reasonOfCode(cause) ?? "QueryFailed", message: `${what}: ${(cause as Error)?.message ?? String(cause)}`, cause })
 
@@ -116,6 +124,8 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
     if (engine !== undefined) metrics.trackEngineMemory(() => engineMemoryTracked(engine))
     const lookback = options.traceLookback ?? 10_000
     const cache = new Lru<HashB64, HashB64>(options.traceCacheSize ?? TRACE_CACHE_ENTRIES)
+    // The newest known account states' JSON the v3 page rows embed when a later bundle's line refers to one.
+    const stateHistory = new StateHistory(V3_STATE_HISTORY_ENTRIES)
     const stored = yield* SubscriptionRef.make<StoredProgress>({ top: -1, transactions: 0, alreadyDone: 0 })
     const publish = (r: WriteResult) =>
       SubscriptionRef.update(stored, (p) => ({
@@ -200,8 +210,9 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
           },
           after: () => void (flatten += threadCpuSeconds() - mark)
         },
-        // Single node: the key-value page rows serve the pages, so `tx_pages` gets only the pieces they cannot serve.
-        { pageKv: ch.cluster === undefined }
+        // Single node: the key-value page rows serve the pages, so `tx_pages` gets only the pieces they cannot serve;
+        // their v3 rows embed the known states of this batch and of the ones before (`stateHistory`).
+        ch.cluster === undefined ? { pageKv: true, earlierStates: stateHistory } : { pageKv: false }
       )
       const end = threadCpuSeconds()
       endEncoding(end)

@@ -6,13 +6,15 @@
  * A failure is logged, never fatal: the version stays unrecorded, so the next start tries again. After it, the
  * key-value table of a v3 page's lookups (sql/0142, ./accountLookupsKv.ts) and the key-value v3 and v2 page rows
  * (sql/0131, sql/0132) and the masterchain blocks' rows of blocks and shard tops (sql/0150) missing for done blocks
- * are filled the same way (./backfillV3Pages.ts, ./backfillV2Pages.ts, ./backfillMcShards.ts).
+ * are filled the same way (./backfillV3Pages.ts, ./backfillV2Pages.ts, ./backfillMcShards.ts), and the known states
+ * embedded into the v3 page rows written before the consumer embedded them (./embedV3States.ts).
  */
 import { Context, Effect, Layer, Runtime } from "effect"
 import { ClickHouse } from "../clickhouse/ClickHouse.js"
 import { Migrations } from "../clickhouse/migrations.js"
 import { installFastCellHash } from "../ton/fastHash.js"
 import { backfillV3Pages } from "./backfillV3Pages.js"
+import { embedV3States } from "./embedV3States.js"
 import { backfillV2Pages } from "./backfillV2Pages.js"
 import { backfillMcShards } from "./backfillMcShards.js"
 import { fillAccountLookupsKv } from "./accountLookupsKv.js"
@@ -78,6 +80,13 @@ export class BodyRedecode extends Context.Tag("ton-exporter/BodyRedecode")<
       await fill("v3_pages", async () => {
         const rows = await backfillV3Pages(ch.client, { signal: controller.signal })
         return rows > 0 ? `v3_pages: filled ${rows} masterchain block rows` : null
+      })
+      // Then the known states embedded into the v3 page rows written before the consumer embedded them (sql/0151),
+      // once the lookups table above is filled.
+      if (controller.signal.aborted) return report
+      await fill("v3_pages states", async () => {
+        const rows = await embedV3States(ch.client, { signal: controller.signal })
+        return rows > 0 ? `v3_pages: embedded the known states of ${rows} masterchain block rows` : null
       })
       // Then the key-value v2 page rows (sql/0132) of done blocks not filled yet, the same way.
       if (controller.signal.aborted) return report

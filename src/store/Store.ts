@@ -29,6 +29,7 @@ import {
   contentHashes
 } from "./assemble.js"
 import { nativeStringColumns } from "./native.js"
+import { isEmbeddedState } from "./pages.js"
 import { int32, int64, str, strArray, strKeys, uint32, uint32Array, uint64, uint64Number } from "./sql.js"
 import { v2PageKey } from "../flatten/v2_pages.js"
 import { cutV2Page } from "./v2Pages.js"
@@ -128,7 +129,7 @@ interface CodeRow {
 }
 
 /** The `value` of an `account_lookups_kv` state row (sql/0142): the fields of `account_states` as JSON, numbers as text. */
-interface StateKvValue {
+export interface StateKvValue {
   readonly account: string
   readonly balance: string | null
   readonly extra_currencies: Record<string, string>
@@ -139,7 +140,7 @@ interface StateKvValue {
 }
 
 /** A state's record from its stored fields (a row of `account_states` or a state row of `account_lookups_kv`). */
-const stateRecord = (hash: string, t: StateKvValue): AccountStateRecord => ({
+export const stateRecord = (hash: string, t: StateKvValue): AccountStateRecord => ({
   hash,
   account: t.account,
   balance: t.balance,
@@ -526,8 +527,9 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
     const take = (line: Buffer) => {
       const f = splitPageLine(line)
       txs.push({ v3: f.v3, before: f.before, after: f.after })
-      hashes.add(f.before)
-      hashes.add(f.after)
+      // a state embedded in the line (its JSON, written with the row) needs no lookup
+      if (!isEmbeddedState(f.before)) hashes.add(f.before)
+      if (!isEmbeddedState(f.after)) hashes.add(f.after)
       if (withAddressBook) for (const a of f.book.split(" ")) if (a.length > 0) book.add(a)
     }
     // A block without a row (stored before the table and not filled yet, or its pieces dropped for a re-render) reads
@@ -626,6 +628,8 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
     hashes: Set<string>,
     book: Set<string>
   ): Promise<V3PageText> {
+    // every state embedded and no address book: nothing to look up
+    if (hashes.size === 0 && book.size === 0) return { txs, states: new Map(), book: [], codeHashes: new Map() }
     if (this.pageKv && Date.now() >= this.lookupsKvRetryAt) {
       const got = await this.lookups.submit({ hashes, book })
       if (got.filled) return { txs, states: got.states, book: [...book], codeHashes: got.codes }
@@ -634,7 +638,7 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
     const lookups = await this.rows<LookupRow>(
       `SELECT 0 AS kind, toString(hash) AS key, known, account, balance, extra_currencies, account_status, frozen_hash,
               data_hash, code_hash, toUInt32(0) AS mc
-       FROM account_states WHERE hash IN ${strKeys([...hashes])}` +
+       FROM account_states WHERE ${hashes.size === 0 ? "0" : `hash IN ${strKeys([...hashes])}`}` +
         (book.size === 0
           ? ""
           : `

@@ -18,7 +18,8 @@ export interface AccountCursor {
 export interface V3PageText {
   /**
    * Per transaction in page order: its v3 JSON up to the account states (UTF-8 bytes, as the store holds them: they go
-   * into the answer uncopied into text), and the two state hashes.
+   * into the answer uncopied into text), and its two states: each a hash, looked up in `states`, or the state's JSON
+   * as its `v3_pages` line embeds it (starting with `{`: src/store/pages.ts isEmbeddedState).
    */
   readonly txs: ReadonlyArray<{ readonly v3: Buffer; readonly before: string; readonly after: string }>
   readonly states: ReadonlyMap<string, AccountStateRecord>

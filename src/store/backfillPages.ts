@@ -21,6 +21,7 @@ import type { ClickHouseClient } from "@clickhouse/client"
 import { piecesWithoutV2Row } from "../flatten/bundle.js"
 import { type V2PageBlock, type V2PageRow, v2PageRows } from "../flatten/v2_pages.js"
 import { type V3PageRow, v3PageRow } from "../flatten/v3_pages.js"
+import { embedV3StatesOf } from "./embedV3States.js"
 import { fillPageRows } from "./pageRowFill.js"
 import { readSettings, ClickHouseTxStore } from "./Store.js"
 import { txPageRow, type TxPageRow } from "./pages.js"
@@ -186,6 +187,8 @@ const renderKv = async (
     count.blocks++
   }
   await flush()
+  // the rows' known states embedded, as the consumer's rows have them (./embedV3States.ts)
+  for (let i = 0; i < seqnos.length; i += 50) await embedV3StatesOf(client, seqnos.slice(i, i + 50))
   return seqnos
 }
 

@@ -43,13 +43,35 @@ const [ABSENT_HEAD, ABSENT_TAIL] = ((): [string, string] => {
   return [text.slice(0, at), text.slice(at + 3)]
 })()
 
-/** `goJson(renderV3AccountState(hash, states))`, without the object walk for a state `states` does not hold. */
-const v3StateJson = (hash: string, states: ReadonlyMap<string, AccountStateRecord>): string =>
-  states.has(hash)
-    ? goJson(renderV3AccountState(hash, states))
-    : ABSENT_HEAD + goJson(hash) + ABSENT_TAIL
+/**
+ * Whether a state field of a `v3_pages` line is the state's JSON embedded by its writer (src/flatten/v3_pages.ts) rather
+ * than its hash: JSON starts with `{`, a base64 hash never does.
+ */
+export const isEmbeddedState = (field: string): boolean => field.charCodeAt(0) === 0x7b
 
-/** What follows a transaction's `v3` piece: its account states as `states` holds them, then the closing keys. */
+/**
+ * A known state's JSON as a page renders it (`v3StateJson` with the state in `states`): what a writer embeds in a
+ * `v3_pages` line. Give it the state as the read path would read it back from `account_lookups_kv` (extra currencies
+ * null exactly when the balance is), never a hash-only one (the read path renders that as absent).
+ */
+export const embeddedStateJson = (s: AccountStateRecord): string =>
+  goJson(renderV3AccountState(s.hash, new Map([[s.hash, s]])))
+
+/**
+ * `goJson(renderV3AccountState(hash, states))`, without the object walk for a state `states` does not hold; a field
+ * holding the state's embedded JSON (isEmbeddedState) is that JSON.
+ */
+const v3StateJson = (field: string, states: ReadonlyMap<string, AccountStateRecord>): string =>
+  isEmbeddedState(field)
+    ? field
+    : states.has(field)
+      ? goJson(renderV3AccountState(field, states))
+      : ABSENT_HEAD + goJson(field) + ABSENT_TAIL
+
+/**
+ * What follows a transaction's `v3` piece: its account states as `states` holds them (or as embedded in the fields),
+ * then the closing keys.
+ */
 export const v3Tail = (before: string, after: string, states: ReadonlyMap<string, AccountStateRecord>): string =>
   `${STATES_KEY}${v3StateJson(before, states)},"account_state_after":` +
   `${v3StateJson(after, states)}${v3TransactionClosing()}`

@@ -22,6 +22,7 @@ import { type CodeKvRow, type CodeKvTable, settleAll, writeAccountCodes } from "
 import { accountLookupsKvFilled, fillAccountLookupsKv } from "../../src/store/accountLookupsKv.js"
 import { backfillV3Pages } from "../../src/store/backfillV3Pages.js"
 import { v3Tail } from "../../src/store/pages.js"
+import { stateHash } from "../support/pageText.js"
 import { ClickHouseTxStore, clientReader, type ReadConnection } from "../../src/store/Store.js"
 import type { MasterchainBundle } from "../../src/ton/record.js"
 import { code, storeWriter } from "../support/codeRows.js"
@@ -80,7 +81,7 @@ const pagesOf = async (store: ClickHouseTxStore, bundles: ReadonlyArray<Masterch
       out.push({
         seqno: b.mc_seqno,
         shape,
-        txs: page!.txs.map((t) => [t.before, t.after, t.v3.toString("latin1")]),
+        txs: page!.txs.map((t) => [stateHash(t.before), stateHash(t.after), t.v3.toString("latin1")]),
         tails: page!.txs.map((t) => v3Tail(t.before, t.after, page!.states)),
         book: page!.book,
         codes: [...page!.codeHashes].sort(([a], [b]) => a.localeCompare(b))

@@ -18,7 +18,7 @@ import { v3Tail } from "../../src/store/pages.js"
 import type { SortOrder, V3PageText } from "../../src/store/TxStore.js"
 import type { AccountStateRecord, MasterchainBundle } from "../../src/ton/record.js"
 import { testClickHouse, type TestClickHouse } from "../support/integration.js"
-import { pageAsText } from "../support/pageText.js"
+import { pageAsText, withStateHashes } from "../support/pageText.js"
 import { realBundle, syntheticBundle } from "../unit/store/records.js"
 
 const config: ApiAppConfig = { network: "mainnet", api: { keys: [], rateLimit: 0 }, cacheBytes: 0 }
@@ -72,7 +72,12 @@ const oldFrozen = (() => {
 /** The rows of `bundles` (or of `bs`) as the consumer writes them, but the older build's row in place of its hash's. */
 const rowsOf = (bs: ReadonlyArray<MasterchainBundle> = bundles): TableRows => {
   const rows = flattenBundles(bs)
-  return { ...rows, account_states: rows.account_states.filter((r) => r.hash !== oldFrozen.hash) }
+  // the page rows with hashes, as written before they embedded the known states: what is read is the lookups table
+  return {
+    ...rows,
+    account_states: rows.account_states.filter((r) => r.hash !== oldFrozen.hash),
+    v3_pages: rows.v3_pages.map(withStateHashes)
+  }
 }
 
 /** The table's state rows (not the marker, not the accounts' rows), by hash. */

@@ -123,7 +123,8 @@ afterAll(async () => {
 describe("mc_shards_kv", () => {
   it("a store written before it migrates: the table is added; until the fill the answers come from the row tables", async () => {
     const report = await applyMigrations(ch.client)
-    expect(report.applied).toEqual([NEW_MIGRATION])
+    // (and those after it)
+    expect(report.applied[0]).toBe(NEW_MIGRATION)
     expect(await count("SELECT count() AS n FROM mc_shards_kv")).toBe(0)
     for (const b of bundles) expect(await kv.mcShards(b.mc_seqno)).toBeNull()
     const { store, statements } = recording()

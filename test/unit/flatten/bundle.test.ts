@@ -1,6 +1,8 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
 import { flattenBundle, flattenBundles, INSERT_ORDER, MC_KEYED_TABLES, UnstorableRecordError } from "../../../src/flatten/index.js"
+import { StateHistory } from "../../../src/flatten/bundle.js"
+import { embeddedStateJson } from "../../../src/store/pages.js"
 import { realBundle, syntheticBundle } from "../store/records.js"
 
 const golden = (name: string, actual: unknown) => {
@@ -136,5 +138,43 @@ describe("flattenBundle", () => {
     expect(kv.v3_pages[0]!.lines.length).toBe(b.transactions.length)
     // flattenBundles passes the option on
     expect(flattenBundles([b], { pageKv: true }).tx_pages).toEqual([])
+  })
+})
+
+describe("v3_pages rows with the known states embedded", () => {
+  const fields = (row: { lines: Array<string> }) => row.lines.flatMap((l) => l.split("\t").slice(0, 2))
+  const hashOf = (f: string) => (f.startsWith("{") ? (JSON.parse(f) as { hash: string }).hash : f)
+
+  it("embed each known state of the bundle as the read path renders it, and keep the hash of a hash-only one", () => {
+    const b = syntheticBundle(300)
+    const [row] = flattenBundle(b).v3_pages
+    const known = new Map(b.account_states.filter((s) => s.balance !== null).map((s) => [s.hash, s]))
+    const all = fields(row!)
+    expect(all.filter((f) => f.startsWith("{"))).toHaveLength(b.transactions.length)
+    for (const f of all) {
+      const s = known.get(hashOf(f))
+      expect(f).toBe(s === undefined ? hashOf(f) : embeddedStateJson(s))
+    }
+  })
+
+  it("embed a state an earlier bundle brought when it is kept, and keep at most the bound", () => {
+    const first = syntheticBundle(301)
+    const earlier = first.account_states.filter((s) => s.balance !== null)
+    const second = syntheticBundle(302)
+    const transactions = second.transactions.map((t, i) =>
+      i < 3 ? { ...t, account_state_hash_before: earlier[i]!.hash } : t
+    )
+    const later = { ...second, transactions }
+    const embeddedOf = (history?: StateHistory) => {
+      const rows = flattenBundles([first, later], history === undefined ? {} : { earlierStates: history })
+      const row = rows.v3_pages.find((r) => r.mc_block_seqno === 302)!
+      return earlier.slice(0, 3).map((s) => fields(row).includes(embeddedStateJson(s)))
+    }
+    expect(embeddedOf()).toEqual([false, false, false])
+    expect(embeddedOf(new StateHistory(1000))).toEqual([true, true, true])
+    // kept only the newest one: the bundle's own later states pushed the others out
+    const one = new StateHistory(1)
+    expect(embeddedOf(one)).toEqual([false, false, false])
+    expect(one.size).toBe(1)
   })
 })
