@@ -45,7 +45,10 @@ try {
     const sort = rand(2) === 0 ? "asc" : "desc"
     const book = rand(3) === 0 ? "&x_no_address_book=true" : ""
     const url = `/api/v3/${path}?seqno=${seqno}&limit=${limit}&offset=${offset}&sort=${sort}${book}`
-    const [ra, rb] = await Promise.all([fetch(`http://127.0.0.1:${port}${url}`), fetch(`http://127.0.0.1:${port + 1}${url}`)])
+    const [ra, rb] = await Promise.all([
+      fetch(`http://127.0.0.1:${port}${url}`),
+      fetch(`http://127.0.0.1:${port + 1}${url}`)
+    ])
     const [ta, tb] = [Buffer.from(await ra.arrayBuffer()), Buffer.from(await rb.arrayBuffer())]
     bytes += ta.length
     if (ra.status !== rb.status || !ta.equals(tb)) {

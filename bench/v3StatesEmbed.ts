@@ -23,7 +23,9 @@ installFastCellHash()
 const dir = process.env.BENCH_GEN_DIR ?? "/tmp/data/chain50k"
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5)
 const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8")) as { chunks: Array<{ file: string }> }
-let lines = readFileSync(join(dir, manifest.chunks[0]!.file), "utf8").split("\n").filter((l) => l.length > 0)
+let lines = readFileSync(join(dir, manifest.chunks[0]!.file), "utf8")
+  .split("\n")
+  .filter((l) => l.length > 0)
 if (process.env.BENCH_BUNDLES) lines = lines.slice(0, Number(process.env.BENCH_BUNDLES))
 const prepared = lines.map((l) => {
   const b = assembleBundle(JSON.parse(l), "mainnet", pipelineDecode).bundle
@@ -75,7 +77,8 @@ for (let r = 0; r < rounds; r++) {
             }
           }
           const own = new Set(p.states.filter((st) => st.known === 1).map((st) => st.hash))
-          for (const piece of p.pages) ownOnly += (own.has(piece.state_before) ? 1 : 0) + (own.has(piece.state_after) ? 1 : 0)
+          for (const piece of p.pages)
+            ownOnly += (own.has(piece.state_before) ? 1 : 0) + (own.has(piece.state_after) ? 1 : 0)
           for (const st of p.states) if (st.known === 1) seen.add(st.hash)
           for (const h of histories) {
             for (const st of p.states) {
@@ -85,7 +88,8 @@ for (let r = 0; r < rounds; r++) {
             }
             while (h.kept.size > h.n) h.kept.delete(h.kept.keys().next().value!)
           }
-          for (const piece of p.pages) embeddable += (seen.has(piece.state_before) ? 1 : 0) + (seen.has(piece.state_after) ? 1 : 0)
+          for (const piece of p.pages)
+            embeddable += (seen.has(piece.state_before) ? 1 : 0) + (seen.has(piece.state_after) ? 1 : 0)
           bytesWith += rowBytes(row.lines)
           for (const line of row.lines) {
             const f = line.split("\t", 2)
@@ -99,12 +103,16 @@ for (let r = 0; r < rounds; r++) {
 }
 const us = (s: number) => ((s * 1e6) / (txs * rounds)).toFixed(2)
 console.log(`${prepared.length} bundles, ${txs} transactions, ${rounds} rounds`)
-console.log(`v3_pages row build: ${us(cpuWithout)} us/tx with hashes, ${us(cpuWith)} us/tx with the known states embedded`)
+console.log(
+  `v3_pages row build: ${us(cpuWithout)} us/tx with hashes, ${us(cpuWith)} us/tx with the known states embedded`
+)
 console.log(
   `row bytes: ${(bytesWithout / txs).toFixed(0)} B/tx with hashes, ${(bytesWith / txs).toFixed(0)} B/tx embedded ` +
     `(+${(((bytesWith - bytesWithout) / bytesWithout) * 100).toFixed(1)}%)`
 )
-console.log(`state fields embedded (the consumer's, ${V3_STATE_HISTORY_ENTRIES} earlier states kept): ${embedded} of ${fields} (${((embedded / fields) * 100).toFixed(1)}%)`)
+console.log(
+  `state fields embedded (the consumer's, ${V3_STATE_HISTORY_ENTRIES} earlier states kept): ${embedded} of ${fields} (${((embedded / fields) * 100).toFixed(1)}%)`
+)
 for (const h of histories) {
   console.log(
     `with the newest ${h.n} known states of earlier bundles too: ` +

@@ -161,8 +161,8 @@ export const flattenBundle = (
 
 /**
  * The JSON of each known state among `rows` (hash-only ones are left out: the read path renders them from their hash),
- * else of `earlier` (states of bundles before), made once a hash is asked for, from the row as the read path reads it back from `account_lookups_kv` (sql/0142:
- * the row's fields, extra currencies null exactly when the balance is).
+ * else of `earlier` (states of bundles before), made once a hash is asked for, from the row as the read path reads it
+ * back from `account_lookups_kv` (sql/0142: the row's fields, extra currencies null exactly when the balance is).
  */
 export const knownStateJson = (rows: ReadonlyArray<AccountStateRow>, earlier?: StateHistory): StateJson => {
   const known = new Map<string, AccountStateRow>()

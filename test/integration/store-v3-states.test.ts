@@ -175,7 +175,8 @@ describe("v3_pages rows with their known states embedded", () => {
             hashes++
             const s = states.get(field)
             // unknown or hash-only: the reader looks it up (and renders it absent)
-            if (s !== undefined) expect(s.balance === null && s.account_status === null && s.code_hash === null).toBe(true)
+            if (s !== undefined)
+              expect(s.balance === null && s.account_status === null && s.code_hash === null).toBe(true)
           }
         }
       }

@@ -27,7 +27,11 @@ export const pageAsText = (page: V3PageText | null) =>
   page === null
     ? null
     : {
-        txs: page.txs.map((t) => ({ v3: t.v3.toString("latin1"), before: stateHash(t.before), after: stateHash(t.after) })),
+        txs: page.txs.map((t) => ({
+          v3: t.v3.toString("latin1"),
+          before: stateHash(t.before),
+          after: stateHash(t.after)
+        })),
         tails: page.txs.map((t) => v3Tail(t.before, t.after, page.states)),
         book: page.book,
         codeHashes: page.codeHashes
