@@ -22,7 +22,10 @@
 // [--child-log DIR] (each pipeline process's stdout and stderr, whole, to DIR/<name>.log: e.g. the lines of
 // `--node-flags --trace-gc`, which count its scavenges and mark-compacts).
 // [--producer-node-flags "FLAGS"] (Node/V8 flags for the producer process alone, after --node-flags: e.g.
-// "--trace-gc" or a garbage-collection setting measured on the producer without changing the consumer).
+// "--trace-gc" or a garbage-collection setting measured on the producer without changing the consumer). Each
+// runnable starts as its npm script in package.json starts it: with the script's Node flags (e.g. a V8 heap flag
+// such as --max-semi-space-size) before --node-flags and --producer-node-flags, which can override them (V8 takes the
+// last one), and the variables it sets before `node`, which --producer-env overrides.
 // [--producer-env "K=V ..."] (variables set in the producer's environment alone, e.g. an allocator setting such as
 // MALLOC_MMAP_THRESHOLD_=131072 measured for the producer without changing the other processes).
 // (--store implies --solo false.) [--source toncenter|liteserver] (the producer's upstream; default toncenter, rate
@@ -42,6 +45,7 @@ import { parseCli } from "../src/infra/cli.js"
 import { chainStats } from "../tools/fake/ChainData.js"
 import { benchChain, chainTransactionBocs } from "./lib/chain.js"
 import { peakRssBytes, readStat, threadStats } from "./lib/proc.js"
+import { runnableCommand } from "./lib/runnable.js"
 import type { ChainData } from "../tools/fake/ChainData.js"
 import { startFakeToncenter } from "../tools/fake/server.js"
 import { type LiteChain, withBlockFiles } from "../tools/fake/liteserver/blocks.js"
@@ -273,6 +277,13 @@ if ([...nodeFlags, ...producerNodeFlags].some((f) => !f.startsWith("--"))) {
   process.exit(2)
 }
 
+/** The npm script of each runnable the bench starts: its Node flags there (package.json) are the runnable's own. */
+const NPM_SCRIPTS: Record<string, string> = {
+  "pipelines/producer.ts": "producer",
+  "pipelines/consumer.ts": "consumer",
+  "pipelines/clickhouse-server.ts": "clickhouse:serve"
+}
+
 const child = (
   name: string,
   script: string,
@@ -280,15 +291,17 @@ const child = (
   ownFlags: ReadonlyArray<string> = []
 ): ChildProcess => {
   const prof = args["cpu-prof"] === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir", args["cpu-prof"]]
+  const runnable = runnableCommand(NPM_SCRIPTS[script]!, repoRoot)
   const argv = [
     ...prof,
+    ...runnable.flags,
     ...nodeFlags,
     ...ownFlags,
     ...(args.runtime === "tsx" ? ["--import", "tsx", script] : [join("dist", script.replace(/\.ts$/, ".js"))])
   ]
   const proc = spawn(process.execPath, argv, {
     cwd: repoRoot,
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...runnable.env, ...env },
     stdio: ["ignore", "pipe", "pipe"]
   })
   let tail = ""

@@ -1,6 +1,9 @@
 // The product's API runnable started by a bench over a kept store: its process, the settings every read bench gives it
-// (embedded engine on the store, loopback ports, no SQL endpoint, quiet logs) and the moment it listens.
+// (embedded engine on the store, loopback ports, no SQL endpoint, quiet logs) and the moment it listens; and the Node
+// flags an npm script starts its runnable with, for benches that start the pipeline's runnables themselves.
 import { spawn } from "node:child_process"
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
 
 export interface Runnable {
   readonly pid: number
@@ -62,3 +65,26 @@ export const startApiRunnable = async (opts: {
 /** BENCH_API_NODE_ARGS: Node options for the runnable alone (e.g. "--cpu-prof --cpu-prof-dir=DIR"). */
 export const benchApiNodeArgs = (): Array<string> =>
   (process.env.BENCH_API_NODE_ARGS ?? "").split(" ").filter((a) => a.length > 0)
+
+/** How an npm script starts its runnable: the variables set before `node`, and Node's flags before the script's file. */
+export interface RunnableCommand {
+  readonly env: Record<string, string>
+  readonly flags: Array<string>
+}
+
+/**
+ * How package.json's `scripts[name]` starts its runnable: `[NAME=VALUE ...] node [flags ...] file [args ...]` (e.g.
+ * "MALLOC_ARENA_MAX=2 node --max-semi-space-size=4 dist/pipelines/producer.js" gives env { MALLOC_ARENA_MAX: "2" }
+ * and flags ["--max-semi-space-size=4"]), so that a bench starting the runnable itself starts it as `npm run <name>`
+ * does. Throws when the script is missing or does not run `node`.
+ */
+export const runnableCommand = (name: string, project: string): RunnableCommand => {
+  const pkg = JSON.parse(readFileSync(join(project, "package.json"), "utf8")) as { scripts?: Record<string, string> }
+  const script = pkg.scripts?.[name]
+  const words = script?.trim().split(/\s+/) ?? []
+  const node = words.findIndex((w) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w))
+  if (node < 0 || words[node] !== "node") throw new Error(`package.json script ${name}: not a "node ..." command: ${String(script)}`)
+  const env = Object.fromEntries(words.slice(0, node).map((w) => [w.slice(0, w.indexOf("=")), w.slice(w.indexOf("=") + 1)]))
+  const file = words.findIndex((w, i) => i > node && !w.startsWith("-"))
+  return { env, flags: words.slice(node + 1, file < 0 ? words.length : file) }
+}
