@@ -2,6 +2,7 @@
  * MasterchainBundle -> rows for every table, and the order the tables must be written in. Invariant: the completion
  * marker (`mc_blocks_done`) is last, so a masterchain block becomes visible only after all its rows are stored.
  */
+import { assembleAccountState } from "../store/assemble.js"
 import { embeddedStateJson, type TxPageRow, txPageRow } from "../store/pages.js"
 import type { MasterchainBundle } from "../ton/record.js"
 import { withShippedBodies } from "../ton/v3Text.js"
@@ -173,16 +174,7 @@ export const knownStateJson = (rows: ReadonlyArray<AccountStateRow>, earlier?: S
     if (json !== undefined) return json
     const r = known.get(hash)
     if (r === undefined) return earlier?.get(hash)
-    json = embeddedStateJson({
-      hash: r.hash,
-      account: r.account,
-      balance: r.balance,
-      extra_currencies: r.balance === null ? null : r.extra_currencies,
-      account_status: r.account_status,
-      frozen_hash: r.frozen_hash,
-      data_hash: r.data_hash,
-      code_hash: r.code_hash
-    })
+    json = embeddedStateJson(assembleAccountState(r))
     made.set(hash, json)
     return json
   }

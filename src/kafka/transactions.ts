@@ -6,8 +6,8 @@
  * earlier bundle described. Invariant: a completed value is byte-identical to
  * `goJson(renderV3Transaction(tx, states))` for the fully traced transaction and the states stored up to its bundle.
  */
-import type { AccountStateRow } from "../flatten/account_states.js"
 import { accountStateRows } from "../flatten/account_states.js"
+import { assembleAccountState } from "../store/assemble.js"
 import type { AccountStateRecord, HashB64, MasterchainBundle, RawAddress, TransactionRecord } from "../ton/record.js"
 import { goJsonStringify, renderV3AccountState, shardHex } from "../ton/v3.js"
 import { v3TransactionPieces } from "../ton/v3Text.js"
@@ -50,20 +50,9 @@ export const NO_DRAFTS: Drafts = { bytes: new Uint8Array(0), list: [] }
 /** The account states as the store gives them back to the API (the row round trip, the fuller row per hash). */
 export const storedStates = (states: ReadonlyArray<AccountStateRecord>): Map<HashB64, AccountStateRecord> => {
   const out = new Map<HashB64, AccountStateRecord>()
-  for (const r of accountStateRows(states)) out.set(r.hash, fromRow(r))
+  for (const r of accountStateRows(states)) out.set(r.hash, assembleAccountState(r))
   return out
 }
-
-const fromRow = (r: AccountStateRow): AccountStateRecord => ({
-  hash: r.hash,
-  account: r.account,
-  balance: r.balance,
-  extra_currencies: r.balance === null ? null : r.extra_currencies,
-  account_status: r.account_status,
-  frozen_hash: r.frozen_hash,
-  data_hash: r.data_hash,
-  code_hash: r.code_hash
-})
 
 export const blockName = (tx: Pick<TransactionRecord, "block">): string =>
   `${tx.block.workchain}:${shardHex(tx.block.shard)}:${tx.block.seqno}`
