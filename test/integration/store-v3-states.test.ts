@@ -21,6 +21,7 @@ import type { SortOrder, V3PageText } from "../../src/store/TxStore.js"
 import type { MasterchainBundle } from "../../src/ton/record.js"
 import { testClickHouse, type TestClickHouse } from "../support/integration.js"
 import { memoryStoreOf } from "../support/memoryStore.js"
+import { expectSameAnswers, v3PageUrls } from "../support/sameAnswers.js"
 import { insertTables } from "../support/storeRows.js"
 import { realBlockBundles } from "../unit/store/realBlocks.js"
 import { realBundle, syntheticBundle } from "../unit/store/records.js"
@@ -111,19 +112,15 @@ const sameAsPages = async () => {
 }
 
 /** The API's answers from the rows equal those from `tx_pages` and from the in-memory store, byte for byte. */
-const sameApi = async () => {
-  for (const b of bundles) {
-    for (const q of ["", "&sort=asc", "&limit=3&offset=2&sort=asc", "&limit=1000&sort=desc"]) {
-      for (const path of ["masterchainBlockShardState", "transactionsByMasterchainBlock"]) {
-        const url = `/api/v3/${path}?seqno=${b.mc_seqno}${q}`
-        const [a, p, m] = await Promise.all([fromKv.inject(url), fromPages.inject(url), fromMemory.inject(url)])
-        expect(a.statusCode, url).toBe(m.statusCode)
-        expect(a.body, url).toBe(m.body)
-        expect(p.body, url).toBe(m.body)
-      }
-    }
-  }
-}
+const sameApi = () =>
+  expectSameAnswers(
+    v3PageUrls(
+      bundles.map((b) => b.mc_seqno),
+      ["", "&sort=asc", "&limit=3&offset=2&sort=asc", "&limit=1000&sort=desc"]
+    ),
+    fromMemory,
+    [fromKv, fromPages]
+  )
 
 beforeAll(async () => {
   ch = await testClickHouse("v3states")
