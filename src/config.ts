@@ -179,6 +179,8 @@ export interface ApiSettings {
   readonly readSharing: number
   /** Shared statements of one kind running at once. */
   readonly readSharedStatements: number
+  /** Reads of one kind waiting before a statement goes out beside a running one. */
+  readonly readSharedAfter: number
 }
 
 export interface SqlSettings {
@@ -527,6 +529,12 @@ export const settings = {
       "1",
       "Page statements of one kind (v3 page rows, v3 lookups, v2 page rows) running at once",
       int(1, 64)
+    ),
+    readSharedAfter: setting(
+      "API_READ_SHARED_AFTER",
+      "1",
+      "Page reads of one kind waiting before a statement goes out beside a running one (with API_READ_SHARED_STATEMENTS > 1)",
+      int(1, 256)
     )
   },
   metrics: {

@@ -42,7 +42,7 @@ export class ApiServer extends Context.Tag("ton-exporter/ApiServer")<
         // key-value page rows (sql/0131, sql/0132) are off on a cluster: per node, never written there
         store: new ClickHouseTxStore(readers.clients, {
           pageKv: ch.cluster === undefined,
-          sharing: { count: api.readSharing, inFlight: api.readSharedStatements }
+          sharing: { count: api.readSharing, inFlight: api.readSharedStatements, extraAfter: api.readSharedAfter }
         }),
         config: { network, api, processMetrics: true, logger: false, cacheBytes: api.cacheBytes }
       })

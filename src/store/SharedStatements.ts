@@ -1,7 +1,7 @@
 /**
- * Statements shared by concurrent reads of one kind: a request finding fewer than `inFlight` statements of its kind
- * running goes out at once (a lone request waits for nothing); the requests arriving while they run wait, and go out
- * together as ONE statement when one finishes, as many as `count` and `keys` allow (and `joins` accepts beside the
+ * Statements shared by concurrent reads of one kind: a request finding no statement of its kind running goes out at
+ * once (a lone request waits for nothing); the requests arriving while they run wait, and go out together as ONE
+ * statement when one finishes, or beside the running ones (fewer than `inFlight`) once `extraAfter` of them wait, as many as `count` and `keys` allow (and `joins` accepts beside the
  * requests the group holds so far). Invariant: every request gets what `run([itself])` answers: the runner answers a group by index,
  * and a group whose statement fails runs each of its requests alone, so each gets its own answer or its own error.
  */
@@ -13,6 +13,11 @@ export interface SharingLimits {
   readonly count: number
   /** Keys per statement (a request with more than this still runs, alone). */
   readonly keys: number
+  /**
+   * Requests waiting before a statement goes out beside one already running (undefined or 1: as soon as one waits),
+   * so a second statement of the kind runs on the engine's other core only with a group worth its fixed cost.
+   */
+  readonly extraAfter?: number
 }
 
 interface Waiting<Q, A> {
@@ -42,7 +47,10 @@ export class SharedStatements<Q, A> {
   }
 
   private launch(): void {
-    while (this.running < this.limits.inFlight && this.waiting.length > 0) {
+    while (
+      this.running < this.limits.inFlight &&
+      this.waiting.length >= (this.running === 0 ? 1 : Math.max(1, this.limits.extraAfter ?? 1))
+    ) {
       const group = this.take()
       this.running++
       void this.serve(group).finally(() => {

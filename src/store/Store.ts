@@ -71,11 +71,12 @@ const DONE_BLOCKS_MEMO = 4096
 /**
  * How concurrent page reads share statements (./SharedStatements.ts): at most `count` requests per statement, and
  * `inFlight` statements of one kind (page rows, lookups, v2 rows) at once; the requests arriving meanwhile wait for
- * the next one. `count: 1` runs every request alone.
+ * the next one, or go out beside the running one once `extraAfter` of them wait. `count: 1` runs every request alone.
  */
 export interface ReadSharing {
   readonly count: number
   readonly inFlight: number
+  readonly extraAfter?: number
 }
 
 export const DEFAULT_READ_SHARING: ReadSharing = { count: 16, inFlight: 1 }
@@ -273,8 +274,8 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
     if (list.length === 0) throw new RangeError("ClickHouseTxStore needs at least one client")
     this.clients = list.map((c) => ({ reader: isClient(c) ? clientReader(c) : c, inFlight: 0 }))
     this.pageKv = options.pageKv ?? true
-    const { count, inFlight } = options.sharing ?? DEFAULT_READ_SHARING
-    const limits = { count, inFlight, keys: count }
+    const { count, inFlight, extraAfter } = options.sharing ?? DEFAULT_READ_SHARING
+    const limits = { count, inFlight, keys: count, extraAfter }
     this.v3Pages = new SharedStatements((g) => this.v3PageLines(g), limits, undefined, fitsPageGroup)
     this.lookups = new SharedStatements(
       (g) => this.v3LookupsKvRows(g),

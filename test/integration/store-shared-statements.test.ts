@@ -13,7 +13,7 @@ import { buildApp, type ApiAppConfig } from "../../src/api/app.js"
 import { flattenBundles, INSERT_ORDER, type TableRows } from "../../src/flatten/index.js"
 import { fillAccountLookupsKv } from "../../src/store/accountLookupsKv.js"
 import { deleteV3Pages } from "../../src/store/backfillV3Pages.js"
-import { ClickHouseTxStore, clientReader, type ReadConnection } from "../../src/store/Store.js"
+import { ClickHouseTxStore, clientReader, type ReadConnection, type ReadSharing } from "../../src/store/Store.js"
 import type { AccountCursor, SortOrder } from "../../src/store/TxStore.js"
 import type { BlockId, MasterchainBundle } from "../../src/ton/record.js"
 import { testClickHouse, type TestClickHouse } from "../support/integration.js"
@@ -54,7 +54,8 @@ const reader = (
 }
 
 const aloneStore = (r: ReadConnection = reader()) => new ClickHouseTxStore([r], { sharing: { count: 1, inFlight: 1 } })
-const sharedStore = (r: ReadConnection) => new ClickHouseTxStore([r], { sharing: { count: 16, inFlight: 1 } })
+const sharedStore = (r: ReadConnection, sharing: ReadSharing = { count: 16, inFlight: 1 }) =>
+  new ClickHouseTxStore([r], { sharing })
 
 /** A deterministic shuffle-and-pick source (xorshift). */
 const random = (seed: number) => () => {
@@ -173,6 +174,40 @@ describe("statements shared by concurrent page reads", () => {
       }
     })
   }
+
+  it("answers with two statements of a kind at once (the second once 4 requests wait) what each answers alone", async () => {
+    const statements: Array<string> = []
+    // statements of each table running at once, at most
+    const running = new Map<string, number>()
+    const most = new Map<string, number>()
+    const inner = reader(statements)
+    const counted = <A>(f: (sql: string) => Promise<A>) => async (sql: string): Promise<A> => {
+      const table = /FROM (\w+)/.exec(sql)?.[1] ?? "?"
+      running.set(table, (running.get(table) ?? 0) + 1)
+      most.set(table, Math.max(most.get(table) ?? 0, running.get(table)!))
+      try {
+        return await f(sql)
+      } finally {
+        running.set(table, running.get(table)! - 1)
+      }
+    }
+    const r: ReadConnection = {
+      jsonEachRow: counted(inner.jsonEachRow),
+      text: counted(inner.text),
+      bytes: counted(inner.bytes)
+    }
+    const shared = buildApp({ store: sharedStore(r, { count: 16, inFlight: 2, extraAfter: 4 }), config, clock })
+    const alone = buildApp({ store: aloneStore(), config, clock })
+    try {
+      for (const seed of [1, 2, 3]) await concurrentlyAsAlone(shared, alone, 96, seed)
+      expect(most.get("v3_pages")).toBe(2)
+      expect(Math.max(...groupSizes(statements, "v3_pages"))).toBeGreaterThan(1)
+      expect(Math.max(...groupSizes(statements, "v2_pages"))).toBeGreaterThan(1)
+    } finally {
+      await shared.close()
+      await alone.close()
+    }
+  })
 
   it("answers pages of one block in several shapes, and the same page twice, at once as each alone", async () => {
     await fillAccountLookupsKv(ch.client)

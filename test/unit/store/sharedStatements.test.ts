@@ -85,6 +85,30 @@ describe("SharedStatements", () => {
     expect(await Promise.all(answers)).toHaveLength(4)
   })
 
+  it("sends a statement beside a running one only once `extraAfter` requests wait, as one group", async () => {
+    const g = gated()
+    const shared = new SharedStatements(g.run, { inFlight: 2, count: 16, keys: 100, extraAfter: 3 })
+    const answers = [1, 2, 3].map((q) => shared.submit(q))
+    // 1 goes out alone at once; 2 and 3 are fewer than three waiting, so they wait for a statement
+    expect(g.groups).toEqual([[1]])
+    answers.push(shared.submit(4))
+    // the third waiting request sends the second statement at once, all three in it
+    expect(g.groups).toEqual([[1], [2, 3, 4]])
+    answers.push(shared.submit(5), shared.submit(6), shared.submit(7), shared.submit(8))
+    // two statements run: the rest wait for one to finish, however many they are
+    expect(g.groups).toEqual([[1], [2, 3, 4]])
+    await g.release()
+    // both finished: the first statement goes out as before, with everything waiting
+    expect(g.groups).toEqual([[1], [2, 3, 4], [5, 6, 7, 8]])
+    answers.push(shared.submit(9))
+    // a lone waiter beside a running statement waits for it
+    expect(g.groups).toHaveLength(3)
+    await g.release()
+    expect(g.groups).toEqual([[1], [2, 3, 4], [5, 6, 7, 8], [9]])
+    await g.release()
+    expect(await Promise.all(answers)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9].map((q) => `answer ${q}`))
+  })
+
   it("fails only the requests a failed statement cannot answer, each with the error it gets alone", async () => {
     const g = gated((q) => q === 3)
     const shared = new SharedStatements(g.run, { inFlight: 1, count: 16, keys: 100 })
