@@ -526,13 +526,13 @@ export const settings = {
     ),
     readSharedStatements: setting(
       "API_READ_SHARED_STATEMENTS",
-      "1",
+      "2",
       "Page statements of one kind (v3 page rows, v3 lookups, v2 page rows) running at once",
       int(1, 64)
     ),
     readSharedAfter: setting(
       "API_READ_SHARED_AFTER",
-      "1",
+      "4",
       "Page reads of one kind waiting before a statement goes out beside a running one (with API_READ_SHARED_STATEMENTS > 1)",
       int(1, 256)
     )
