@@ -8,6 +8,7 @@ import { Kafka, logLevel, type Admin } from "kafkajs"
 import { DEFAULT_KAFKA_COMPRESSION, KafkaConfig, NetworkConfig, type KafkaCompression, type KafkaSettings } from "../config.js"
 import { installKafkaCodecs } from "./compression.js"
 import { installKafkaRecordEncoder } from "./recordEncoder.js"
+import { installKafkaProduceRequest } from "./produceRequest.js"
 import { KafkaBrokers } from "../infra/KafkaBrokers.js"
 import { STARTUP_DEADLINE_MS } from "./deadline.js"
 import { KafkaError } from "./errors.js"
@@ -78,6 +79,9 @@ export const makeKafkaClient = (options: KafkaClientOptions) =>
     installKafkaCodecs()
     if (installKafkaRecordEncoder() === "too late") {
       yield* Effect.logWarning("kafkajs's produce request was loaded before the faster record encoder: records keep kafkajs's encoder")
+    }
+    if (installKafkaProduceRequest() === "too late") {
+      yield* Effect.logWarning("kafkajs's produce request was loaded before the exact-size one: requests keep kafkajs's encoding")
     }
     const kafka = new Kafka({
       clientId: options.clientId,

@@ -15,6 +15,7 @@ import lz4 from "lz4-napi"
 import type { KafkaCompression } from "../config.js"
 import { threadCpuSeconds } from "../ops/cpu.js"
 import { codecStats } from "./codecStats.js"
+import { markCompressesInCall } from "./produceRequest.js"
 
 
 export const compressionType = (c: KafkaCompression): CompressionTypes =>
@@ -61,6 +62,9 @@ const codecs: Record<Exclude<KafkaCompression, "none">, KafkaCodec> = {
   lz4: counted((b) => lz4.compressFrameSync(b), (b) => lz4.decompressFrameSync(b)),
   zstd: counted((b) => zstdEncoder.encodeSync(b), (b) => zstdDecoder.decodeSync(b))
 }
+
+// Each reads its input only within its call (it compresses synchronously): the produce request may reuse the join.
+for (const codec of Object.values(codecs)) markCompressesInCall(codec)
 
 let installed = false
 

@@ -72,8 +72,23 @@ const writeBytes = (buf: Buffer, offset: number, b: Bytes, length: number): numb
   return offset + length
 }
 
-/** The record's bytes, or undefined when it is not one this encoder takes (kafkajs's own encoder does it then). */
-export const encodeRecordBytes = (record: RecordInput): Buffer | undefined => {
+/** A record sized and ready to be written: `size` bytes, written by `writeRecord` wherever they are to stay. */
+export interface RecordPlan {
+  readonly size: number
+  readonly body: number
+  readonly ts: number
+  readonly od: number
+  readonly key: Bytes
+  readonly keyLength: number
+  readonly value: Bytes
+  readonly valueLength: number
+  readonly headerKeys: ReadonlyArray<string>
+  readonly headerValues: ReadonlyArray<Bytes>
+  readonly headerLengths: ReadonlyArray<number>
+}
+
+/** The record's plan, or undefined when it is not one this encoder takes (kafkajs's own encoder does it then). */
+export const planRecord = (record: RecordInput): RecordPlan | undefined => {
   const offsetDelta = record.offsetDelta ?? 0
   const timestampDelta = record.timestampDelta ?? 0
   if (!Number.isSafeInteger(offsetDelta) || Math.abs(offsetDelta) >= 2 ** 31) return undefined
@@ -110,19 +125,36 @@ export const encodeRecordBytes = (record: RecordInput): Buffer | undefined => {
     headerLengths.push(kl, vl)
     body += uvarintSize(zigzag(kl)) + kl + uvarintSize(zigzag(vl)) + vl
   }
-  const buf = Buffer.allocUnsafe(uvarintSize(zigzag(body)) + body)
-  let o = writeUvarint(buf, 0, zigzag(body))
-  buf[o++] = 0 // attributes: none used
-  o = writeUvarint(buf, o, ts)
-  o = writeUvarint(buf, o, od)
-  o = writeBytes(buf, o, key, keyLength)
-  o = writeBytes(buf, o, value, valueLength)
-  o = writeUvarint(buf, o, zigzag(headerKeys.length))
-  for (let i = 0; i < headerKeys.length; i++) {
-    o = writeBytes(buf, o, headerKeys[i]!, headerLengths[2 * i]!)
-    o = writeBytes(buf, o, headerValues[i]!, headerLengths[2 * i + 1]!)
+  return {
+    size: uvarintSize(zigzag(body)) + body,
+    body, ts, od, key, keyLength, value, valueLength, headerKeys, headerValues, headerLengths
   }
-  if (o !== buf.length) throw new Error(`record encoder wrote ${o} of ${buf.length} bytes`)
+}
+
+/** Writes the planned record at `offset` of `buf` (which has `plan.size` bytes there); the offset after it. */
+export const writeRecord = (buf: Buffer, offset: number, plan: RecordPlan): number => {
+  const start = offset
+  let o = writeUvarint(buf, offset, zigzag(plan.body))
+  buf[o++] = 0 // attributes: none used
+  o = writeUvarint(buf, o, plan.ts)
+  o = writeUvarint(buf, o, plan.od)
+  o = writeBytes(buf, o, plan.key, plan.keyLength)
+  o = writeBytes(buf, o, plan.value, plan.valueLength)
+  o = writeUvarint(buf, o, zigzag(plan.headerKeys.length))
+  for (let i = 0; i < plan.headerKeys.length; i++) {
+    o = writeBytes(buf, o, plan.headerKeys[i]!, plan.headerLengths[2 * i]!)
+    o = writeBytes(buf, o, plan.headerValues[i]!, plan.headerLengths[2 * i + 1]!)
+  }
+  if (o - start !== plan.size) throw new Error(`record encoder wrote ${o - start} of ${plan.size} bytes`)
+  return o
+}
+
+/** The record's bytes, or undefined when it is not one this encoder takes (kafkajs's own encoder does it then). */
+export const encodeRecordBytes = (record: RecordInput): Buffer | undefined => {
+  const plan = planRecord(record)
+  if (plan === undefined) return undefined
+  const buf = Buffer.allocUnsafe(plan.size)
+  writeRecord(buf, 0, plan)
   return buf
 }
 
