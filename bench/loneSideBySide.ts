@@ -9,7 +9,7 @@
 // page (so they share the machine's load) and must find the same lines and lookup rows. Prints per variant the
 // median and p90 wall per page and this process's CPU per page (engine threads included); never asserts a number.
 import { Session } from "chdb"
-import { loadavg } from "node:os"
+import { load, quantile } from "./lib/stats.js"
 import { nativeStringColumns } from "../src/store/native.js"
 import { sessionSetup } from "../src/store/readers.js"
 import { strKeys } from "../src/store/sql.js"
@@ -18,12 +18,6 @@ import { benchStore } from "./lib/store.js"
 
 const { dir, database, stamp } = benchStore()
 const count = Number(process.env.BENCH_BLOCKS ?? 300)
-const quantile = (xs: ReadonlyArray<number>, p: number): number =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!
-const load = (): string =>
-  loadavg()
-    .map((l) => l.toFixed(2))
-    .join(" ")
 
 const open = (): Session => {
   const s = new Session(dir)

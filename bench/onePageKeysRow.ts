@@ -18,7 +18,7 @@
 //   BENCH_STORE_DIR=<copy> [BENCH_BLOCKS=300 BENCH_PASSES=2 BENCH_VARIANTS=two,in,keysIn] \
 //     nice -n 5 npx tsx bench/onePageKeysRow.ts
 import { Session } from "chdb"
-import { loadavg } from "node:os"
+import { load, quantile } from "./lib/stats.js"
 import { withEngineConfig } from "../src/clickhouse/engineConfig.js"
 import { DEFAULT_KV_BLOOM_BITS, DEFAULT_LOOKUPS_CACHE_BYTES } from "../src/config.js"
 import { nativeStringColumns } from "../src/store/native.js"
@@ -44,12 +44,6 @@ const bytes = async (sql: string): Promise<Buffer> => {
   const r = (await session.queryAsync(sql, { format: "TabSeparatedRaw" })).bytes()
   return Buffer.from(r.buffer, r.byteOffset, r.byteLength)
 }
-const quantile = (xs: ReadonlyArray<number>, p: number): number =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!
-const load = (): string =>
-  loadavg()
-    .map((l) => l.toFixed(2))
-    .join(" ")
 
 const PAGE = "arraySlice(lines, 1, 40)"
 // the page's lookup keys inside the engine: per line its first three fields (the rest, the v3 piece, is not split off)

@@ -14,7 +14,7 @@
 // Never asserts a number.
 import { Session } from "chdb"
 import { readFileSync, readdirSync, statSync } from "node:fs"
-import { loadavg } from "node:os"
+import { load, quantile } from "./lib/stats.js"
 import { join } from "node:path"
 import { withConfigFile, withEngineConfig } from "../src/clickhouse/engineConfig.js"
 import { DEFAULT_KV_BLOOM_BITS, DEFAULT_LOOKUPS_CACHE_BYTES } from "../src/config.js"
@@ -32,12 +32,6 @@ const bloomBits = Number(process.env.CLICKHOUSE_KV_BLOOM_BITS ?? DEFAULT_KV_BLOO
 const TABLES = ["v3_pages", "account_lookups_kv"] as const
 type Table = (typeof TABLES)[number]
 
-const quantile = (xs: ReadonlyArray<number>, p: number): number =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!
-const load = (): string =>
-  loadavg()
-    .map((l) => l.toFixed(2))
-    .join(" ")
 
 // the engine started as the API starts it (its configuration read once, by the process's first session)
 // BENCH_ENGINE_XML: a file of engine configuration to start with instead (RocksDB options tried before they are settings)
