@@ -28,7 +28,7 @@ import {
   assembleTransactions,
   contentHashes
 } from "./assemble.js"
-import { nativeByteColumns, nativeStringColumns } from "./native.js"
+import { nativeStringColumns } from "./native.js"
 import { isEmbeddedState } from "./pages.js"
 import { int32, int64, str, strArray, strKeys, uint32, uint32Array, uint64, uint64Number } from "./sql.js"
 import { v2PageKey } from "../flatten/v2_pages.js"
@@ -90,18 +90,6 @@ interface V3PageAsk {
   readonly offset: number
   readonly limit: number
   readonly sort: SortOrder
-  /** Whether the page lists its address book (its lookups then take the book's accounts too). */
-  readonly book: boolean
-}
-
-/**
- * A page's lines cut from its block's `v3_pages` row, and, when its statement looked them up too (`account_lookups_kv`
- * known filled), the values of the keys found among the lookups of its group's pages (state hash or account -> the
- * state's JSON or the code hash, '' for none), else null.
- */
-interface V3PageLinesAnswer {
-  readonly lines: Array<Buffer>
-  readonly found: Map<string, string> | null
 }
 
 const samePageShape = (a: V3PageAsk, b: V3PageAsk): boolean =>
@@ -238,7 +226,6 @@ const tsvByteLines = (bytes: Buffer): Array<Buffer> => {
 
 const TAB = 9
 const NL = 10
-const HASH = 35 // "#"
 
 /**
  * A page line's three leading fields (state hashes and book addresses, without tabs) as text, and the
@@ -257,37 +244,6 @@ const splitPageLine = (line: Buffer): { before: string; after: string; book: str
   }
 }
 
-/**
- * Each page's lookups from the values of `account_lookups_kv` found by its statement (key -> value, a filled table):
- * a state hash without a row is a hash-only state (the table holds every known one), rendered as an absent one; an
- * account's row is its newest done code hash, '' for none.
- */
-const lookupsFound = (
-  values: ReadonlyMap<string, string>,
-  asks: ReadonlyArray<{ hashes: Set<string>; book: Set<string> }>
-): Array<LookupsAnswer> => {
-  const states = new Map<string, AccountStateRecord>()
-  return asks.map((a) => {
-    const own = new Map<string, AccountStateRecord>()
-    for (const h of a.hashes) {
-      let state = states.get(h)
-      if (state === undefined) {
-        const value = values.get(h)
-        if (value === undefined) continue
-        state = stateRecord(h, JSON.parse(value) as StateKvValue)
-        states.set(h, state)
-      }
-      own.set(h, state)
-    }
-    const codes = new Map<string, string | null>()
-    for (const account of a.book) {
-      const code = values.get(account)
-      if (code !== undefined) codes.set(account, code === "" ? null : code)
-    }
-    return { filled: true, states: own, codes }
-  })
-}
-
 export class ClickHouseTxStore implements TxStore, PageTextStore {
   readonly pages: PageTextStore = this
   // A block of a done masterchain block never changes again (TxStore's invariant), so its header is remembered:
@@ -300,7 +256,7 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
   // until when not to ask it again after it was not.
   private lookupsKvFilled = false
   private lookupsKvRetryAt = 0
-  private readonly v3Pages: SharedStatements<V3PageAsk, V3PageLinesAnswer | null>
+  private readonly v3Pages: SharedStatements<V3PageAsk, Array<Buffer> | null>
   private readonly lookups: SharedStatements<{ hashes: Set<string>; book: Set<string> }, LookupsAnswer>
   private readonly v2Rows: SharedStatements<string, V2Row | null>
   private readonly mcShardsRows: SharedStatements<number, McShardsText | null>
@@ -579,13 +535,10 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
     }
     // A block without a row (stored before the table and not filled yet, or its pieces dropped for a re-render) reads
     // `tx_pages`, then (the caller) the row tables.
-    const got = done && this.pageKv ? await this.v3Pages.submit({ seqno, ...o, book: withAddressBook }) : null
-    if (got !== null) {
-      for (const line of got.lines) take(line)
-      if (txs.length === 0) return null
-      if (got.found === null) return this.v3Lookups(txs, hashes, book)
-      const own = lookupsFound(got.found, [{ hashes, book }])[0]!
-      return { txs, states: own.states, book: [...book], codeHashes: own.codes }
+    const lines = done && this.pageKv ? await this.v3Pages.submit({ seqno, ...o }) : null
+    if (lines !== null) {
+      for (const line of lines) take(line)
+      return txs.length === 0 ? null : this.v3Lookups(txs, hashes, book)
     }
     // Columns without tabs or newlines (decimal, hex and base64 text, addresses joined by spaces), the JSON piece last:
     // compact JSON holds neither character raw (txPageRow checks), so each line splits at its first three tabs.
@@ -612,7 +565,7 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
    * and the statement cuts only the orders asked (both, an `if` per row, only when both are). Null for a block
    * without a row.
    */
-  private async v3PageLines(asks: ReadonlyArray<V3PageAsk>): Promise<Array<V3PageLinesAnswer | null>> {
+  private async v3PageLines(asks: ReadonlyArray<V3PageAsk>): Promise<Array<Array<Buffer> | null>> {
     const shapes = new Map<number, V3PageAsk>()
     for (const a of asks) shapes.set(a.seqno, a)
     const blocks = [...shapes.values()]
@@ -636,60 +589,6 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
         : sorts.has("asc")
           ? asc
           : desc
-    // A lone block's page, once `account_lookups_kv` is known filled, looks up its keys in the same statement: a UNION
-    // ALL of the lines and a multi-get of that table whose keys the engine takes from the block's small `v3_page_keys`
-    // row (sql/0152: per line its state hashes not embedded and its book's accounts, cut the same way as the lines),
-    // so the page is one statement, not two (BENCHMARKS.md, "A lone uncached v3 page in one statement"); cutting the
-    // keys from the `v3_pages` row itself reads and splits that row again and costs more than the second statement.
-    // The engine runs `key IN (subquery)` over this table as key lookups (the set is built first, then multi-got).
-    // The empty key, the table's filled marker, is asked beside the keys: found only when the keys row exists, so a
-    // block without one (not filled yet) takes the lookups statement after its lines as before. A keys row never
-    // lacks a key of its lines: both are written by one insert (the view), and the states fill (sql/0151) only embeds
-    // states, so a keys row older than its line asks for more keys, never fewer. Native output: the lines' row keyed
-    // `#` (no state hash or account starts with it), the found keys after it.
-    // Only while no other page is read (this group's statement the only one of its kind, no lookups statement running
-    // or waiting): under concurrency the lines and the lookups of different groups overlap as two statements, which
-    // one statement doing both would serialize.
-    if (this.lookupsKvFilled && blocks.length === 1 && this.v3Pages.pending === 1 && this.lookups.pending === 0) {
-      const a = blocks[0]!
-      const cut = (column: string): string =>
-        a.sort === "asc"
-          ? `arrayFilter((x, r) -> ${inPage}, ${column}, asc_rank)`
-          : `arraySlice(${column}, ${offset} + 1, ${limit})`
-      // the book's accounts when any page of the group lists its book (pages of one block and shape share the group)
-      const wanted = `arrayConcat([''], ${asks.some((q) => q.book) ? `arrayFlatten(${cut("hashes")}), arrayFlatten(${cut("book")})` : `arrayFlatten(${cut("hashes")})`})`
-      const [k, v] = nativeByteColumns(
-        await this.bytes(
-          `SELECT '#' AS key, arrayStringConcat(${page}, '\\n') AS value FROM v3_pages WHERE mc_block_seqno = ${uint32(a.seqno)}
-           UNION ALL
-           SELECT key, value FROM account_lookups_kv
-           WHERE key IN (SELECT arrayJoin(arrayDistinct(${wanted})) FROM v3_page_keys WHERE mc_block_seqno = ${uint32(a.seqno)})
-           SETTINGS enable_analyzer = 0
-           FORMAT Native`
-        ),
-        2
-      )
-      let lines: Array<Buffer> | null = null
-      const found = new Map<string, string>()
-      for (let i = 0; i < k!.length; i++) {
-        const key = k![i]!
-        const value = v![i]!
-        if (key.length !== 1 || key[0] !== HASH) {
-          found.set(key.toString("utf8"), value.toString("utf8"))
-          continue
-        }
-        lines = []
-        for (let at = 0; at < value.length;) {
-          let nl = value.indexOf(NL, at)
-          if (nl < 0) nl = value.length
-          lines.push(value.subarray(at, nl))
-          at = nl + 1
-        }
-      }
-      if (lines === null) return asks.map(() => null)
-      const known = found.has(LOOKUPS_KV_FILLED) ? found : null
-      return asks.map(() => ({ lines: lines!, found: known }))
-    }
     // Per row: the block, its page's line count, then the lines, each with no raw tab or newline of its own but tabs
     // between its fields, so a row is its first two tab-ended fields and that many newline-ended lines.
     // The engine's former analyzer plans this statement with less CPU, the same answer (BENCHMARKS.md, 2026-11-25).
@@ -718,10 +617,7 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
       }
       rows.set(seqno, lines)
     }
-    return asks.map((a) => {
-      const lines = rows.get(a.seqno)
-      return lines === undefined ? null : { lines, found: null }
-    })
+    return asks.map((a) => rows.get(a.seqno) ?? null)
   }
 
   /**
@@ -801,7 +697,26 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
       if (!values.has(LOOKUPS_KV_FILLED)) return asks.map(() => NOT_FILLED)
       this.lookupsKvFilled = true
     }
-    return lookupsFound(values, asks)
+    const states = new Map<string, AccountStateRecord>()
+    return asks.map((a) => {
+      const own = new Map<string, AccountStateRecord>()
+      for (const h of a.hashes) {
+        let state = states.get(h)
+        if (state === undefined) {
+          const value = values.get(h)
+          if (value === undefined) continue
+          state = stateRecord(h, JSON.parse(value) as StateKvValue)
+          states.set(h, state)
+        }
+        own.set(h, state)
+      }
+      const codes = new Map<string, string | null>()
+      for (const account of a.book) {
+        const code = values.get(account)
+        if (code !== undefined) codes.set(account, code === "" ? null : code)
+      }
+      return { filled: true, states: own, codes }
+    })
   }
 
   /**
@@ -960,8 +875,7 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
       3
     )
     const rows = new Map<number, McShardsText>()
-    for (let i = 0; i < keys!.length; i++)
-      rows.set(Number(keys![i]), { blocks: blocks![i]!.split("\n"), tops: tops![i]! })
+    for (let i = 0; i < keys!.length; i++) rows.set(Number(keys![i]), { blocks: blocks![i]!.split("\n"), tops: tops![i]! })
     return seqnos.map((s) => rows.get(s) ?? null)
   }
 
