@@ -57,27 +57,32 @@ interface Page {
   found: Map<string, string>
 }
 
-const two = async (n: number): Promise<Page> => {
+const lookupsOnly = async (sql: string): Promise<Map<string, string>> => {
+  const [k, v] = nativeStringColumns(await bytes(sql), 2)
+  const found = new Map<string, string>()
+  for (let i = 0; i < k!.length; i++) found.set(k![i]!, v![i]!)
+  return found
+}
+const linesOnly = async (n: number): Promise<string> => {
   const t = (
     await bytes(
       `SELECT mc_block_seqno, length(${PAGE} AS page), arrayStringConcat(page, '\\n') FROM v3_pages
        WHERE mc_block_seqno IN [${n}] SETTINGS enable_analyzer = 0 FORMAT TabSeparatedRaw`
     )
   ).toString("utf8")
-  const lines = t.slice(t.indexOf("\t", t.indexOf("\t") + 1) + 1)
+  return t.slice(t.indexOf("\t", t.indexOf("\t") + 1) + 1)
+}
+const two = async (n: number): Promise<Page> => {
+  const lines = await linesOnly(n)
   const { hashes, book } = pageKeys(lines)
   const keys = [...hashes, ...book].filter((k) => k.length > 0)
-  const found = new Map<string, string>()
-  if (keys.length > 0) {
-    const [k, v] = nativeStringColumns(
-      await bytes(
-        `SELECT key, value FROM account_lookups_kv WHERE key IN ${strKeys(keys)}
+  const found =
+    keys.length > 0
+      ? await lookupsOnly(
+          `SELECT key, value FROM account_lookups_kv WHERE key IN ${strKeys(keys)}
          SETTINGS enable_analyzer = 0 FORMAT Native`
-      ),
-      2
-    )
-    for (let i = 0; i < k!.length; i++) found.set(k![i]!, v![i]!)
-  }
+        )
+      : new Map<string, string>()
   return { lines, found }
 }
 
@@ -115,21 +120,6 @@ const KEYS_ROW = `arrayDistinct(arrayFlatten(arraySlice(keys, 1, 40)))`
 const lookupsIn = (n: number, from: string): string =>
   `SELECT key, value FROM account_lookups_kv WHERE key IN (${from} WHERE mc_block_seqno = ${n})
    SETTINGS enable_analyzer = 0 FORMAT Native`
-const lookupsOnly = async (sql: string): Promise<Map<string, string>> => {
-  const [k, v] = nativeStringColumns(await bytes(sql), 2)
-  const found = new Map<string, string>()
-  for (let i = 0; i < k!.length; i++) found.set(k![i]!, v![i]!)
-  return found
-}
-const linesOnly = async (n: number): Promise<string> => {
-  const t = (
-    await bytes(
-      `SELECT mc_block_seqno, length(${PAGE} AS page), arrayStringConcat(page, '\\n') FROM v3_pages
-       WHERE mc_block_seqno IN [${n}] SETTINGS enable_analyzer = 0 FORMAT TabSeparatedRaw`
-    )
-  ).toString("utf8")
-  return t.slice(t.indexOf("\t", t.indexOf("\t") + 1) + 1)
-}
 const run: Record<string, (n: number) => Promise<Page>> = {
   two,
   // the lines and the lookups (keys from the lines inside the engine) as two statements at the same moment
