@@ -32,7 +32,6 @@ const bloomBits = Number(process.env.CLICKHOUSE_KV_BLOOM_BITS ?? DEFAULT_KV_BLOO
 const TABLES = ["v3_pages", "account_lookups_kv"] as const
 type Table = (typeof TABLES)[number]
 
-
 // the engine started as the API starts it (its configuration read once, by the process's first session)
 // BENCH_ENGINE_XML: a file of engine configuration to start with instead (RocksDB options tried before they are settings)
 const startWith = (args: ReadonlyArray<string>): Session =>
@@ -56,7 +55,9 @@ const layout = (): string =>
     const files = readdirSync(d).map((f) => ({ f, size: statSync(join(d, f)).size }))
     const mib = (xs: typeof files): string => (xs.reduce((s, x) => s + x.size, 0) / 2 ** 20).toFixed(1)
     const sst = files.filter((x) => x.f.endsWith(".sst"))
-    return `${t}: ${sst.length} table files ${mib(sst)} MiB, log ${mib(files.filter((x) => x.f.endsWith(".log")))} MiB`
+    const blob = files.filter((x) => x.f.endsWith(".blob"))
+    const blobs = blob.length === 0 ? "" : `, ${blob.length} blob files ${mib(blob)} MiB`
+    return `${t}: ${sst.length} table files ${mib(sst)} MiB${blobs}, log ${mib(files.filter((x) => x.f.endsWith(".log")))} MiB`
   }).join("; ")
 
 /** The tables' RocksDB statistics (`system.rocksdb`), by table and name. */
@@ -113,7 +114,11 @@ const ROCKS = [
   "bloom.filter.useful",
   "bloom.filter.full.positive",
   "no.file.opens",
-  "compact.write.bytes"
+  "compact.write.bytes",
+  // the page rows' values in blob files (CLICKHOUSE_PAGES_MIN_BLOB_BYTES): read and decompressed on every read, no cache
+  "blobdb.blob.file.bytes.read",
+  "blobdb.cache.hit",
+  "blobdb.cache.miss"
 ]
 
 // Wait for the tables' flushes and compactions at open to end: their written bytes unchanged over two seconds.
