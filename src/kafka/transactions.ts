@@ -62,6 +62,16 @@ const TRACE_ID_CHARS = 44
 const TRACE_HEAD = ',"trace_id":"'
 const TRACE_ROOM = TRACE_HEAD.length + TRACE_ID_CHARS + 1
 
+/** The internal out-messages' type and hash, in order (a loop of the module: no closure made per transaction). */
+const internalOuts = (msgs: TransactionRecord["out_msgs"]): Array<{ type: "int"; hash: HashB64 }> => {
+  const out: Array<{ type: "int"; hash: HashB64 }> = []
+  for (let i = 0; i < msgs.length; i++) {
+    const m = msgs[i]!
+    if (m.type === "int") out.push({ type: m.type, hash: m.hash })
+  }
+  return out
+}
+
 /**
  * What a draft carries besides its bytes: the trace fields, the account and block for the record's key and headers,
  * and the state hashes the bundle does not describe (rendered hash-only: history may know them).
@@ -75,7 +85,7 @@ export const draftFields = (tx: TransactionRecord, states: ReadonlyMap<HashB64, 
     lt: tx.lt,
     trace_id: tx.trace_id,
     in_msg: tx.in_msg === null ? null : { type: tx.in_msg.type, hash: tx.in_msg.hash },
-    out_msgs: tx.out_msgs.filter((m) => m.type === "int").map((m) => ({ type: m.type, hash: m.hash })),
+    out_msgs: internalOuts(tx.out_msgs),
     description: { type: tx.description.type },
     block: blockName(tx),
     unknownStates: [...unknown]
@@ -168,6 +178,9 @@ export class PublishHistory {
   /** Set once the history holds what precedes the bundles being published (learned as published, or re-read). */
   warm = false
 
+  /** assignTraceIds's `learn`: one function per history, not a closure per bundle. */
+  readonly learn = (messageHash: HashB64, traceId: HashB64): void => this.traces.set(messageHash, traceId)
+
   constructor(limits: HistoryLimits = {}) {
     const traceBytes = limits.traceBytes ?? PUBLISH_HISTORY_TRACE_BYTES
     this.traces = new TraceHistory(Math.max(1, Math.floor(traceBytes / TRACE_ENTRY_BYTES)))
@@ -213,7 +226,7 @@ export const completeBundle = (
   states: ReadonlyArray<AccountStateRecord>,
   history: PublishHistory
 ): CompletedBundle => {
-  const [traced] = assignTraceIds([drafts.list], history.traces, "own-hash", (m, t) => history.traces.set(m, t))
+  const [traced] = assignTraceIds([drafts.list], history.traces, "own-hash", history.learn)
   const own = storedStates(states)
   const records: Array<{ lt: bigint; hash: string; record: EncodedMessage }> = []
   const filled: Array<HashB64> = []
@@ -256,9 +269,16 @@ export const completeBundle = (
     })
   }
   for (const [h, s] of own) history.states.set(h, s)
-  records.sort((a, b) => (a.lt < b.lt ? -1 : a.lt > b.lt ? 1 : a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0))
-  return { records: records.map((r) => r.record), filled }
+  records.sort(byLtThenHash)
+  const ordered = new Array<EncodedMessage>(records.length)
+  for (let i = 0; i < records.length; i++) ordered[i] = records[i]!.record
+  return { records: ordered, filled }
 }
+
+// Functions of the module rather than closures made per bundle: V8 keeps a closure's optimized code only while a
+// closure made at that site lives, so per-call closures were compiled again after full collections.
+const byLtThenHash = (a: { lt: bigint; hash: string }, b: { lt: bigint; hash: string }): number =>
+  a.lt < b.lt ? -1 : a.lt > b.lt ? 1 : a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0
 
 const NULL_TRACE = Buffer.from('"trace_id":null')
 

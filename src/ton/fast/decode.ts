@@ -25,7 +25,7 @@ import type {
   TxDescription
 } from "../record.js"
 import { readBlockHeader, type ScannedHeader } from "./blockHeader.js"
-import { CellStore, outside, OutsideFastPath } from "./cells.js"
+import { CellStore, descending, outside, OutsideFastPath } from "./cells.js"
 import { Cursor, rawAddress, readUint } from "./reader.js"
 import { serializeSubtreeBase64 } from "./serialize.js"
 
@@ -141,7 +141,7 @@ const stateUpdateCell = (root: number): Cell => {
     }
   }
   // refs point to higher indices: from the highest down, a cell's children are built before it
-  cells.sort((a, b) => b - a)
+  cells.sort(descending)
   const built = new Map<number, Cell>()
   for (const c of cells) {
     const at = store.off[c]! + 2
@@ -210,17 +210,36 @@ const blockTransactionCells = (accounts: Array<string>): Array<number> => {
   cs.open(cs.ref())
   const roots: Array<number> = []
   if (!cs.bit()) return roots
-  walkAug(cs.open(cs.ref()), 256, (account) => {
-    skipCurrencies(account)
-    if (account.uint(4) !== 0x5) outside("AccountBlock tag")
-    account.copy256(accountId, 0)
-    accounts.push(accountId.toString("hex").toUpperCase())
-    walkAug(account, 64, (tx) => {
-      skipCurrencies(tx)
-      roots.push(tx.ref())
-    })
-  })
+  walkRoots = roots
+  walkAccounts = accounts
+  try {
+    walkAug(cs.open(cs.ref()), 256, accountLeaf)
+  } finally {
+    walkRoots = NO_ROOTS
+    walkAccounts = NO_ACCOUNTS
+  }
   return roots
+}
+
+// The leaves of blockTransactionCells's walk, and what they fill while it runs: functions of the module rather than
+// closures made per block (V8 keeps a closure's optimized code only while a closure made at that site lives, so
+// per-call closures were compiled again after full collections).
+const NO_ROOTS: Array<number> = []
+const NO_ACCOUNTS: Array<string> = []
+let walkRoots = NO_ROOTS
+let walkAccounts = NO_ACCOUNTS
+
+const accountLeaf = (account: Cursor): void => {
+  skipCurrencies(account)
+  if (account.uint(4) !== 0x5) outside("AccountBlock tag")
+  account.copy256(accountId, 0)
+  walkAccounts.push(accountId.toString("hex").toUpperCase())
+  walkAug(account, 64, transactionLeaf)
+}
+
+const transactionLeaf = (tx: Cursor): void => {
+  skipCurrencies(tx)
+  walkRoots.push(tx.ref())
 }
 
 /**
@@ -284,14 +303,11 @@ const readTransaction = (boc: string, ctx: DecodeContext): TransactionRecord => 
   const ms = main.open(msgsCell)
   const inCell = ms.bit() ? ms.ref() : -1
   const outCells: Array<number> = []
-  let outSize = 0
-  if (ms.bit()) {
-    walkDict(ms.ref(), 15, 0, (key, leaf) => {
-      if (outCells[key] === undefined) outSize++
-      outCells[key] = leaf.ref()
-      endOfValue(leaf)
-    })
-  }
+  outLeafCells = outCells
+  outLeafSize = 0
+  if (ms.bit()) walkDict(ms.ref(), 15, 0, outLeaf)
+  const outSize = outLeafSize
+  outLeafCells = NO_ROOTS
   if (outSize !== outCount) outside("out_msgs count")
   const inMsg = inCell < 0 ? null : readMessage(inCell)
   const outMsgs: Array<MessageRecord> = []
@@ -601,6 +617,17 @@ const skipExternalAddress = (cs: Cursor): void => {
   if (kind === 0) return
   if (kind !== 1) outside("external address kind")
   cs.skip(cs.uint(9))
+}
+
+// The out_msgs dictionary's leaf and what it fills while readTransaction walks it (a function of the module, not a
+// closure made per transaction).
+let outLeafCells = NO_ROOTS
+let outLeafSize = 0
+
+const outLeaf = (key: number, leaf: Cursor): void => {
+  if (outLeafCells[key] === undefined) outLeafSize++
+  outLeafCells[key] = leaf.ref()
+  endOfValue(leaf)
 }
 
 /** StateInit at the cursor, skipped over (its extent is what matters); libraries are walked as the reference does. */
