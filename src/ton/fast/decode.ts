@@ -305,9 +305,12 @@ const readTransaction = (boc: string, ctx: DecodeContext): TransactionRecord => 
   const outCells: Array<number> = []
   outLeafCells = outCells
   outLeafSize = 0
-  if (ms.bit()) walkDict(ms.ref(), 15, 0, outLeaf)
+  try {
+    if (ms.bit()) walkDict(ms.ref(), 15, 0, outLeaf)
+  } finally {
+    outLeafCells = NO_ROOTS
+  }
   const outSize = outLeafSize
-  outLeafCells = NO_ROOTS
   if (outSize !== outCount) outside("out_msgs count")
   const inMsg = inCell < 0 ? null : readMessage(inCell)
   const outMsgs: Array<MessageRecord> = []
