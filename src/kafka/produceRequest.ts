@@ -18,6 +18,7 @@
  */
 import { createRequire } from "node:module"
 import { planRecord, writeRecord, type RecordPlan } from "./recordEncoder.js"
+import { crc32cRange } from "../ton/fastHash.js"
 
 const require = createRequire(import.meta.url)
 
@@ -42,7 +43,6 @@ interface LongStatic {
 
 const Encoder = require("kafkajs/src/protocol/encoder.js") as { prototype: KafkajsEncoder }
 const Long = require("kafkajs/src/utils/long.js") as LongStatic
-const crc32C = require("kafkajs/src/protocol/recordBatch/crc32C/index.js") as (b: Buffer) => number
 const { lookupCodec, Types } = require("kafkajs/src/protocol/message/compression/index.js") as {
   lookupCodec: (type: number) => KafkaCodec | null
   Types: { None: number }
@@ -264,7 +264,7 @@ export const makeProduceRequest = (fallback: MakeRequest): MakeRequest => (args)
           o = backing.writeInt32BE(b.plans.length, o)
           if (b.compressed !== null) o += b.compressed.copy(backing, o)
           else for (const p of b.plans) o = writeRecord(backing, o, p)
-          backing.writeUInt32BE(crc32C(backing.subarray(body, o)), crcAt)
+          backing.writeUInt32BE(crc32cRange(backing, body, o), crcAt)
         }
       }
       if (o !== size) throw new Error(`produce request encoder wrote ${o} of ${size} bytes`)

@@ -182,3 +182,21 @@ describe("exact-size Kafka produce request", () => {
     }
   })
 })
+
+describe("the record batch's CRC32C", () => {
+  // the request writes it with the project's slicing-by-8 CRC32C over the batch in place; kafkajs's byte-wise one is
+  // the reference, over lengths that end inside and on an 8-byte step and ranges that start anywhere in a buffer
+  const kafkajsCrc32C = require("kafkajs/src/protocol/recordBatch/crc32C/index.js") as (b: Buffer) => number
+  it("equals kafkajs's on random ranges", async () => {
+    const { crc32cRange } = await import("../../../src/ton/fastHash.js")
+    let seed = 7
+    const next = (): number => (seed = (seed * 1_103_515_245 + 12_345) >>> 0)
+    const buf = Buffer.alloc(70_000)
+    for (let i = 0; i < buf.length; i++) buf[i] = next() & 0xff
+    for (let n = 0; n < 400; n++) {
+      const start = next() % 1000
+      const len = n < 40 ? n : next() % (buf.length - start)
+      expect(crc32cRange(buf, start, start + len)).toBe(kafkajsCrc32C(buf.subarray(start, start + len)))
+    }
+  })
+})
