@@ -36,22 +36,9 @@ export interface EncodedMessage {
 
 export const bundleKey = (mcSeqno: number): string => String(mcSeqno)
 
-/** `text`'s UTF-8 bytes in an ArrayBuffer of their own with `room` spare bytes behind them (none: Buffer.from's). */
-const bytesWithRoom = (text: string, room: number): Buffer => {
-  if (room <= 0) return Buffer.from(text)
-  const n = Buffer.byteLength(text, "utf8")
-  const out = Buffer.allocUnsafeSlow(n + room)
-  out.write(text, 0, "utf8")
-  return out.subarray(0, n)
-}
-
-/**
- * The bundle's record; with `room`, its bytes are the start of a buffer of their own with that many spare bytes
- * behind them (for its trace ids written in place, fillBundleTraceIds), the same bytes otherwise.
- */
-export const encodeBundle = (bundle: MasterchainBundle, deadLetters: number, room = 0): EncodedMessage => ({
+export const encodeBundle = (bundle: MasterchainBundle, deadLetters: number): EncodedMessage => ({
   key: bundleKey(bundle.mc_seqno),
-  value: bytesWithRoom(JSON.stringify(bundle), room),
+  value: Buffer.from(JSON.stringify(bundle)),
   headers: {
     schema_version: String(SCHEMA_VERSION),
     mc_seqno: String(bundle.mc_seqno),

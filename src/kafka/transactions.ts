@@ -282,74 +282,22 @@ const byLtThenHash = (a: { lt: bigint; hash: string }, b: { lt: bigint; hash: st
 
 const NULL_TRACE = Buffer.from('"trace_id":null')
 
-/** Bytes a plain (44-character base64) trace id adds to `"trace_id":null` when written in: `"..."` for `null`. */
-export const TRACE_ID_GROWTH = 44 + 2 - 4
-
-/**
- * ArrayBuffers of bundle records made with room behind the record (bundleWithRoom) that only that record uses and
- * that no fill has used yet: fillBundleTraceIds writes the ids into such a buffer in place, once.
- */
-const roomy = new WeakSet<ArrayBufferLike>()
-
-/**
- * `value` (a bundle record at the start of an ArrayBuffer of its own, with spare bytes behind it that nothing else
- * uses, as a decode worker hands it over) marked so that its trace ids are written in place: the filled record is
- * then a view of the same bytes, not a copy (~6.6 kB per transaction on the 50k chain, the main thread's second
- * largest allocation outside the heap). Only for bytes the caller owns alone.
- */
-export const bundleWithRoom = (value: Buffer): Buffer => {
-  if (value.byteOffset === 0 && value.buffer instanceof ArrayBuffer && value.buffer.byteLength > value.byteLength) {
-    roomy.add(value.buffer)
-  }
-  return value
-}
-
 /**
  * The bundle record with the publish step's trace ids written in: the k-th `"trace_id":null` of the JSON is the k-th
  * transaction without one (only transaction records have the key, and inside a JSON string the quotes would be
- * escaped). Equal to encoding the traced bundle afresh, at the cost of one scan instead of a serialisation. A record
- * marked by bundleWithRoom whose room holds the ids is filled in place, moving each run of bytes back to front (its
- * earlier views then read other bytes: the record's old value is not read again); any other is copied.
+ * escaped). Equal to encoding the traced bundle afresh, at the cost of one scan instead of a serialisation.
  */
 export const fillBundleTraceIds = (value: Buffer, ids: ReadonlyArray<HashB64>): Buffer => {
   if (ids.length === 0) return value
-  const ats = new Array<number>(ids.length)
-  const texts = new Array<string>(ids.length)
+  const parts: Array<Buffer> = []
   let from = 0
-  let size = value.length
-  for (let k = 0; k < ids.length; k++) {
+  for (const id of ids) {
     const at = value.indexOf(NULL_TRACE, from)
     if (at < 0) throw new Error(`bundle record has fewer null trace ids than the ${ids.length} resolved`)
-    ats[k] = at
-    texts[k] = `"trace_id":${JSON.stringify(ids[k])}`
-    size += Buffer.byteLength(texts[k]!, "utf8") - NULL_TRACE.length
+    parts.push(value.subarray(from, at), Buffer.from(`"trace_id":${JSON.stringify(id)}`))
     from = at + NULL_TRACE.length
   }
   if (value.indexOf(NULL_TRACE, from) >= 0) throw new Error("bundle record has more null trace ids than resolved")
-  const ab = value.buffer
-  if (roomy.has(ab) && value.byteOffset === 0 && size <= ab.byteLength) {
-    roomy.delete(ab)
-    const out = Buffer.from(ab, 0, size)
-    // Back to front: run k (after the k-th null) moves by the growth of ids 0..k, which only grows to the right, so a
-    // run is moved before anything is written over it.
-    let end = value.length
-    let shift = size - value.length
-    for (let k = ids.length - 1; k >= 0; k--) {
-      const start = ats[k]! + NULL_TRACE.length
-      out.copyWithin(start + shift, start, end)
-      const text = texts[k]!
-      shift -= Buffer.byteLength(text, "utf8") - NULL_TRACE.length
-      out.write(text, ats[k]! + shift, "utf8")
-      end = ats[k]!
-    }
-    return out
-  }
-  const parts: Array<Buffer> = []
-  from = 0
-  for (let k = 0; k < ids.length; k++) {
-    parts.push(value.subarray(from, ats[k]), Buffer.from(texts[k]!))
-    from = ats[k]! + NULL_TRACE.length
-  }
   parts.push(value.subarray(from))
   return Buffer.concat(parts)
 }

@@ -17,7 +17,6 @@ import { DEFAULT_DECODE_YOUNG_MB } from "../config.js"
 import { threadCpuSeconds } from "../ops/cpu.js"
 import type { RawMasterchainBundle } from "../source/Upstream.js"
 import { type BlockFile, type BlockFilesBundle, joinBlockFiles, movableBuffers } from "../source/liteserver/blockFiles.js"
-import { bundleWithRoom } from "../kafka/transactions.js"
 import { deadBundle, finishBundle, prepare, type Decoded, type Prepared } from "./assemble.js"
 import type { DecodeReply, DecodeRequest, ThreadHeap } from "./decodeWorker.js"
 
@@ -267,8 +266,7 @@ export const makeDecodePool = (options: DecodePoolOptions): Effect.Effect<Decode
         const b = prepared.bundle
         if (b === null) return prepared
         // Transferred bytes arrive as a plain Uint8Array; a Buffer view over them costs no copy.
-        // The buffer was moved here whole and only this record uses it: its room (if any) takes the trace ids.
-        const value = bundleWithRoom(Buffer.from(b.value.buffer, b.value.byteOffset, b.value.byteLength))
+        const value = Buffer.from(b.value.buffer, b.value.byteOffset, b.value.byteLength)
         const d = prepared.drafts.bytes
         const drafts = { ...prepared.drafts, bytes: Buffer.from(d.buffer, d.byteOffset, d.byteLength) }
         return { ...prepared, bundle: { ...b, value }, drafts }
@@ -316,18 +314,13 @@ export const makeDecodePool = (options: DecodePoolOptions): Effect.Effect<Decode
         )
 
       /** The bundle from its raw fields and its decoded parts, finished and encoded on this thread. */
-      const finished = (raw: RawMasterchainBundle, parts: ReadonlyArray<Decoded>): Prepared => {
-        const prepared = prepare(
+      const finished = (raw: RawMasterchainBundle, parts: ReadonlyArray<Decoded>): Prepared =>
+        prepare(
           finishBundle(raw, options.network, {
             transactions: parts.flatMap((p) => p.transactions),
             deadLetters: parts.flatMap((p) => p.deadLetters)
-          }),
-          { traceRoom: true }
+          })
         )
-        // with room (a trace id to fill) the record's buffer is its own, made here: its room takes the ids
-        if (prepared.bundle !== null && prepared.drafts.list.some((d) => d.trace_id === null)) bundleWithRoom(prepared.bundle.value)
-        return prepared
-      }
 
       const sliced = (raw: RawMasterchainBundle) =>
         Effect.map(

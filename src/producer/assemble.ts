@@ -5,7 +5,7 @@
  */
 import { Either } from "effect"
 import { encodeBundle, type DeadLetter, type EncodedMessage } from "../kafka/codec.js"
-import { draftTransactions, type Drafts, NO_DRAFTS, TRACE_ID_GROWTH } from "../kafka/transactions.js"
+import { draftTransactions, type Drafts, NO_DRAFTS } from "../kafka/transactions.js"
 import type { RawMasterchainBundle, RawTransaction } from "../source/Upstream.js"
 import { BODY_DECODER_VERSION } from "../ton/bodies/version.js"
 import { decodeTransaction } from "../ton/decode.js"
@@ -132,15 +132,12 @@ export interface Prepared {
  * The record carries the bodies' texts its drafts rendered (`decoded_bodies`, tagged with the body decoder's release),
  * so that the consumer takes them instead of decoding every body again.
  */
-export const prepare = ({ bundle, deadLetters }: Assembled, options: { readonly traceRoom?: boolean } = {}): Prepared => {
+export const prepare = ({ bundle, deadLetters }: Assembled): Prepared => {
   const [drafts, texts] = gatherBodyTexts(() => draftTransactions(bundle))
   const shipped: MasterchainBundle = { ...bundle, decoded_bodies: { decoder_version: BODY_DECODER_VERSION, texts } }
-  // room for the trace ids the publish step writes in (plain ones: one that is not takes the copying fill)
-  let room = 0
-  if (options.traceRoom === true) for (const d of drafts.list) if (d.trace_id === null) room += TRACE_ID_GROWTH
   return {
     mcSeqno: bundle.mc_seqno,
-    bundle: encodeBundle(shipped, deadLetters.length, room),
+    bundle: encodeBundle(shipped, deadLetters.length),
     deadLetters,
     blocks: 1 + bundle.shard_blocks.length,
     transactions: bundle.transactions.length,

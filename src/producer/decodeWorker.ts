@@ -108,13 +108,10 @@ port.on("message", (req: DecodeRequest) => {
     // a block file that does not read: the masterchain block's dead letter, as the reader's failure would give
     const [prepared, encode] = timed(() =>
       Either.isRight(assembled)
-        ? prepare(assembled.right, { traceRoom: true })
+        ? prepare(assembled.right)
         : deadBundle(req.network, req.op === "files" ? req.files.mc_seqno : req.raw.mc_seqno, `upstream_${assembled.left.reason}`, assembled.left.message)
     )
-    // With room for its trace ids the record is already the start of a buffer of its own (moved whole, room and all).
-    const roomy = prepared.drafts.list.some((d) => d.trace_id === null)
-    const bundle =
-      prepared.bundle === null ? null : { ...prepared.bundle, value: roomy ? prepared.bundle.value : ownBytes(prepared.bundle.value) }
+    const bundle = prepared.bundle === null ? null : { ...prepared.bundle, value: ownBytes(prepared.bundle.value) }
     const { bytes } = prepared.drafts
     // Both byte arrays are moved, not copied: the main thread gets them without a copy or a string per record
     // (an empty one, which may be shared, is copied: a moved buffer is gone from this thread).

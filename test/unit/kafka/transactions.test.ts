@@ -8,14 +8,12 @@ import { encodeBundle } from "../../../src/kafka/codec.js"
 import {
   accountStateBytes,
   blockName,
-  bundleWithRoom,
   completeBundle,
   draftTransactions,
   fillBundleTraceIds,
   PublishHistory,
   storedStates,
-  TRACE_ENTRY_BYTES,
-  TRACE_ID_GROWTH
+  TRACE_ENTRY_BYTES
 } from "../../../src/kafka/transactions.js"
 import { assembleBundle, pipelineDecode, prepare } from "../../../src/producer/assemble.js"
 import type { RawMasterchainBundle } from "../../../src/source/Upstream.js"
@@ -127,74 +125,6 @@ describe("transactions topic records", () => {
     const plainDrafts = draftTransactions({ ...bundle, transactions: [tx] })
     const [plainRecord] = completeBundle(bundle.mc_seqno, plainDrafts, bundle.account_states, new PublishHistory()).records
     expect(plainRecord!.value.buffer).toBe(plainDrafts.bytes.buffer)
-  })
-
-  it("fills a bundle record made with room in place: the same bytes as the copying fill, in the record's own buffer", () => {
-    const history = new PublishHistory()
-    const copyHistory = new PublishHistory()
-    let inPlace = 0
-    for (let i = 0; i < raws.length; i++) {
-      const roomy = prepare(assembleBundle(raws[i]!, chain.network, pipelineDecode), { traceRoom: true })
-      const plain = prepare(assembleBundle(raws[i]!, chain.network, pipelineDecode))
-      // the record's bytes are the same with room or without
-      expect(roomy.bundle!.value.equals(plain.bundle!.value)).toBe(true)
-      const { filled } = completeBundle(roomy.mcSeqno, roomy.drafts, roomy.accountStates, history)
-      const copied = fillBundleTraceIds(
-        plain.bundle!.value,
-        completeBundle(plain.mcSeqno, plain.drafts, plain.accountStates, copyHistory).filled
-      )
-      const value = bundleWithRoom(roomy.bundle!.value)
-      const buffer = value.buffer
-      const out = fillBundleTraceIds(value, filled)
-      expect(out.equals(copied)).toBe(true)
-      if (filled.length > 0) {
-        // filled in place, exactly into the room the encoder left (no copy, no spare bytes)
-        expect(out.buffer).toBe(buffer)
-        expect(out.byteOffset).toBe(0)
-        expect(out.length).toBe(buffer.byteLength)
-        inPlace++
-      }
-    }
-    expect(inPlace).toBeGreaterThan(1)
-  })
-
-  it("uses a record's room once, only for bytes marked as its own, and leaves a record it refuses untouched", () => {
-    const text = '{"transactions":[{"trace_id":null},{"x":1},{"trace_id":null}],"n":"tail"}'
-    const id = (c: string) => c.repeat(43) + "="
-    const ids = [id("A"), id("B")]
-    const want = text.replace('"trace_id":null', `"trace_id":"${ids[0]}"`).replace('"trace_id":null', `"trace_id":"${ids[1]}"`)
-    const withRoom = () => {
-      const ab = Buffer.allocUnsafeSlow(Buffer.byteLength(text) + 2 * TRACE_ID_GROWTH)
-      ab.write(text)
-      return ab.subarray(0, Buffer.byteLength(text))
-    }
-    // refused (one id too few or too many): nothing written, and the room is still there for the right fill
-    const value = bundleWithRoom(withRoom())
-    expect(() => fillBundleTraceIds(value, ids.slice(0, 1))).toThrow()
-    expect(() => fillBundleTraceIds(value, [...ids, id("C")])).toThrow()
-    expect(value.toString()).toBe(text)
-    const out = fillBundleTraceIds(value, ids)
-    expect(out.toString()).toBe(want)
-    expect(out.buffer).toBe(value.buffer)
-    // the room is used once: the same buffer filled again (its first record may still be in flight) is copied
-    const reused = Buffer.from(out.buffer, 0, Buffer.byteLength(text))
-    reused.write(text)
-    const second = fillBundleTraceIds(reused, ids)
-    expect(second.buffer).not.toBe(out.buffer)
-    expect(second.toString()).toBe(want)
-    // not marked: copied, its buffer unchanged
-    const unmarked = withRoom()
-    const copy = fillBundleTraceIds(unmarked, ids)
-    expect(copy.toString()).toBe(want)
-    expect(copy.buffer).not.toBe(unmarked.buffer)
-    expect(unmarked.toString()).toBe(text)
-    // room too small for the ids (not plain hashes): copied
-    const small = bundleWithRoom(withRoom())
-    const long = ["x".repeat(100), "y"]
-    const longOut = fillBundleTraceIds(small, long)
-    expect(longOut.buffer).not.toBe(small.buffer)
-    expect(longOut.toString()).toBe(text.replace('"trace_id":null', '"trace_id":"' + long[0] + '"').replace('"trace_id":null', '"trace_id":"y"'))
-    expect(small.toString()).toBe(text)
   })
 
   it("refuses to fill a bundle whose null trace ids do not match the resolved count", () => {
