@@ -22,6 +22,7 @@ import { assembleBundle, pipelineDecode, prepare } from "../src/producer/assembl
 import { installFastCellHash } from "../src/ton/fastHash.js"
 import { rawBundle } from "../test/support/pipeline/chainUpstream.js"
 import { benchChain } from "./lib/chain.js"
+import { quantile } from "./lib/stats.js"
 import type { KafkaCompression } from "../src/config.js"
 
 const USAGE = `Usage: npx tsx bench/produceBytes.ts [--rounds 8] [--mc 60] [--tx 30] [--seed 42] [--codec zstd]
@@ -131,7 +132,7 @@ const cpu = () => {
   const u = process.cpuUsage()
   return (u.user + u.system) / 1e6
 }
-const median = (xs: ReadonlyArray<number>) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!
+const median = (xs: ReadonlyArray<number>): number => quantile(xs, 0.5)
 const names: Array<Name> = ["kafkajs", "exact"]
 const us: Record<Name, Array<number>> = { kafkajs: [], exact: [] }
 const kb: Record<Name, Array<number>> = { kafkajs: [], exact: [] }

@@ -1,4 +1,4 @@
-/** Small figures the in-process read benches print: a quantile of their samples and the machine's load. */
+/** Small figures the in-process benches print: a quantile of their samples and the machine's load. */
 import { loadavg } from "node:os"
 
 /** The sample at fraction `p` of the sorted samples (0.5: the median). */
