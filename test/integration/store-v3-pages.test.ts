@@ -160,4 +160,54 @@ describe("v3_pages", () => {
     expect(pageAsText(await kv.v3PageText(777, { limit: 40, offset: 0, sort: "asc" }, true))).toEqual(before)
     await sameAsPages(kv)
   })
+
+  for (const onePageStatement of [true, false])
+    it(`a lone request's statements run on the calling thread and answer the same; others' go out asynchronously (one page statement: ${onePageStatement})`, async () => {
+      const sync: Array<string> = []
+      const async: Array<string> = []
+      const recorded = readers.clients.map((r) => ({
+        jsonEachRow: (sql: string) => (async.push(sql), r.jsonEachRow(sql)),
+        text: (sql: string) => (async.push(sql), r.text(sql)),
+        bytes: (sql: string) => (async.push(sql), r.bytes(sql)),
+        now: (sql: string, format: string) => (sync.push(sql), r.now!(sql, format))
+      }))
+      let alone = true
+      const store = new ClickHouseTxStore(recorded, { alone: () => alone, onePageStatement })
+      await sameAsPages(store)
+      const app = buildApp({ store, config, clock })
+      for (const b of bundles) {
+        for (const q of ["", "&sort=asc", "&limit=3&offset=2&sort=asc"]) {
+          const url = `/api/v3/masterchainBlockShardState?seqno=${b.mc_seqno}${q}`
+          expect((await app.inject(url)).body, url).toBe((await fromPages.inject(url)).body)
+        }
+        // v2 pages (their `v2_pages` row's statement) too
+        for (const blk of b.shard_blocks) {
+          const url = `/api/v2/getBlockTransactionsExt?workchain=${blk.id.workchain}&shard=${blk.id.shard}&seqno=${blk.id.seqno}&count=5`
+          const [a, p] = await Promise.all([app.inject(url), fromPages.inject(url)])
+          expect(a.body.replace(/"@extra":"[^"]*"/, ""), url).toBe(p.body.replace(/"@extra":"[^"]*"/, ""))
+        }
+      }
+      expect(async).toEqual([])
+      expect(sync.some((s) => /FROM v3_pages/.test(s))).toBe(true)
+      expect(sync.some((s) => /FROM account_lookups_kv[\s\S]*FORMAT TabSeparatedRaw/.test(s))).toBe(true)
+      expect(sync.some((s) => /FROM v2_pages/.test(s))).toBe(true)
+      // a request that arrived meanwhile (counted after the turn of the event loop each statement waits for first)
+      let once = true
+      const joined = new ClickHouseTxStore(recorded, {
+        alone: () => ((alone = once), (once = false), alone),
+        onePageStatement
+      })
+      sync.length = 0
+      expect(pageAsText(await joined.v3PageText(777, { limit: 40, offset: 0, sort: "asc" }, true))).toEqual(
+        pageAsText(await pages.v3PageText(777, { limit: 40, offset: 0, sort: "asc" }, true))
+      )
+      expect(sync).toEqual([])
+      // among other requests: every statement asynchronous, as before
+      alone = false
+      sync.length = 0
+      await sameAsPages(store)
+      expect(sync).toEqual([])
+      expect(async.some((s) => /FROM account_lookups_kv[\s\S]*FORMAT Native/.test(s))).toBe(true)
+      await app.close()
+    })
 })
