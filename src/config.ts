@@ -181,10 +181,6 @@ export interface ApiSettings {
   readonly readSharedStatements: number
   /** Reads of one kind waiting before a statement goes out beside a running one. */
   readonly readSharedAfter: number
-  /** A lone v3 page reads its lines and lookups in one statement. */
-  readonly lonePageOneStatement: boolean
-  /** A lone request's statements run on the main thread. */
-  readonly loneOnMainThread: boolean
 }
 
 export interface SqlSettings {
@@ -251,11 +247,6 @@ const optionalInt =
     raw.trim() === "" ? Either.right(undefined) : int(min, max)(raw)
 
 const port = int(1, 65535)
-
-const flag: Parse<boolean> = (raw) => {
-  const s = raw.trim()
-  return s === "1" ? Either.right(true) : s === "0" ? Either.right(false) : Either.left(`expected 0 or 1, got ${JSON.stringify(raw)}`)
-}
 
 const oneOf =
   <const L extends string>(...values: ReadonlyArray<L>): Parse<L> =>
@@ -544,18 +535,6 @@ export const settings = {
       "4",
       "Page reads of one kind waiting before a statement goes out beside a running one (with API_READ_SHARED_STATEMENTS > 1)",
       int(1, 256)
-    ),
-    lonePageOneStatement: setting(
-      "API_LONE_PAGE_ONE_STATEMENT",
-      "1",
-      "1: a v3 page read while no other is reads its lines and its lookups in one statement (sql/0153); 0: two",
-      flag
-    ),
-    loneOnMainThread: setting(
-      "API_LONE_ON_MAIN_THREAD",
-      "1",
-      "1: the statements of a request alone in the API process run on its main thread (embedded engine); 0: never",
-      flag
     )
   },
   metrics: {

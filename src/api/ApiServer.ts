@@ -13,7 +13,6 @@ import { closeWithDeadline, describeClosed, trackConnections } from "../ops/http
 import { readClients } from "../store/readers.js"
 import { ClickHouseTxStore } from "../store/Store.js"
 import { buildApp } from "./app.js"
-import { countRequests } from "./requestsInFlight.js"
 import { overviewRoutes } from "../analytics/page/routes.js"
 
 export class ApiServerError extends Schema.TaggedError<ApiServerError>()("ApiServerError", {
@@ -39,22 +38,17 @@ export class ApiServer extends Context.Tag("ton-exporter/ApiServer")<
         Effect.sync(() => readClients(ch, api.readConnections)),
         (r) => Effect.promise(() => r.close())
       )
-      // the requests in flight, counted once the app's server exists: a lone one runs its statements on the main thread
-      let inFlight = (): number => Number.POSITIVE_INFINITY
       const app = buildApp({
         // key-value page rows (sql/0131, sql/0132) are off on a cluster: per node, never written there
         store: new ClickHouseTxStore(readers.clients, {
           pageKv: ch.cluster === undefined,
-          sharing: { count: api.readSharing, inFlight: api.readSharedStatements, extraAfter: api.readSharedAfter },
-          alone: api.loneOnMainThread ? () => inFlight() <= 1 : () => false,
-          onePageStatement: api.lonePageOneStatement
+          sharing: { count: api.readSharing, inFlight: api.readSharedStatements, extraAfter: api.readSharedAfter }
         }),
         config: { network, api, processMetrics: true, logger: false, cacheBytes: api.cacheBytes }
       })
       // the human-facing overview page reads ClickHouse's analytics views directly, beside the toncenter routes
       app.register(overviewRoutes, { client: ch.client })
       trackConnections(app.server)
-      inFlight = countRequests(app.server)
       const address = yield* Effect.acquireRelease(
         Effect.tryPromise({
           try: () => app.listen({ host: api.host, port: api.port }),

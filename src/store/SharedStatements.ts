@@ -39,11 +39,6 @@ export class SharedStatements<Q, A> {
     private readonly joins: (group: ReadonlyArray<Q>, q: Q) => boolean = () => true
   ) {}
 
-  /** Statements of the kind running and requests waiting for one (0: the kind is idle). */
-  get pending(): number {
-    return this.running + this.waiting.length
-  }
-
   submit(q: Q): Promise<A> {
     return new Promise<A>((resolve, reject) => {
       this.waiting.push({ q, resolve, reject })

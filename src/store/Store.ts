@@ -28,7 +28,7 @@ import {
   assembleTransactions,
   contentHashes
 } from "./assemble.js"
-import { nativeByteColumns, nativeStringColumns } from "./native.js"
+import { nativeStringColumns } from "./native.js"
 import { isEmbeddedState } from "./pages.js"
 import { int32, int64, str, strArray, strKeys, uint32, uint32Array, uint64, uint64Number } from "./sql.js"
 import { v2PageKey } from "../flatten/v2_pages.js"
@@ -90,18 +90,6 @@ interface V3PageAsk {
   readonly offset: number
   readonly limit: number
   readonly sort: SortOrder
-  /** Whether the page lists its address book (its lookups then take the book's accounts too). */
-  readonly book: boolean
-}
-
-/**
- * A page's lines cut from its block's `v3_pages` row, and, when its statement looked them up too (`account_lookups_kv`
- * known filled), the values of the keys found among the lookups of its group's pages (state hash or account -> the
- * state's JSON or the code hash, '' for none), else null.
- */
-interface V3PageLinesAnswer {
-  readonly lines: Array<Buffer>
-  readonly found: Map<string, string> | null
 }
 
 const samePageShape = (a: V3PageAsk, b: V3PageAsk): boolean =>
@@ -183,12 +171,6 @@ export interface ReadConnection {
   readonly text: (sql: string) => Promise<string>
   /** `text` as the engine's bytes, undecoded. */
   readonly bytes: (sql: string) => Promise<Buffer>
-  /**
-   * The statement run on the calling thread, blocking it until the engine answers, its output as text in `format`
-   * (its FORMAT clause, if any, decides): for text output that holds no NUL byte (the text ends at the first one).
-   * Spares the asynchronous call's hand-over to another thread and back; only a connection that can offers it.
-   */
-  readonly now?: (sql: string, format: string) => string
 }
 
 /** The output of a statement sent as it is (its FORMAT clause decides the output), with the read settings. */
@@ -242,22 +224,8 @@ const tsvByteLines = (bytes: Buffer): Array<Buffer> => {
   return out
 }
 
-/** The lines of TabSeparatedRaw `key\tvalue` text, as `nativeStringColumns` gives the two columns. */
-const keyValueColumns = (text: string): [Array<string>, Array<string>] => {
-  const keys: Array<string> = []
-  const values: Array<string> = []
-  for (const line of tsvLines(text)) {
-    const tab = line.indexOf("\t")
-    if (tab < 0) throw new Error("account_lookups_kv: a row without its value")
-    keys.push(line.slice(0, tab))
-    values.push(line.slice(tab + 1))
-  }
-  return [keys, values]
-}
-
 const TAB = 9
 const NL = 10
-const HASH = 35 // "#"
 
 /**
  * A page line's three leading fields (state hashes and book addresses, without tabs) as text, and the
@@ -276,37 +244,6 @@ const splitPageLine = (line: Buffer): { before: string; after: string; book: str
   }
 }
 
-/**
- * Each page's lookups from the values of `account_lookups_kv` found by its statement (key -> value, a filled table):
- * a state hash without a row is a hash-only state (the table holds every known one), rendered as an absent one; an
- * account's row is its newest done code hash, '' for none.
- */
-const lookupsFound = (
-  values: ReadonlyMap<string, string>,
-  asks: ReadonlyArray<{ hashes: Set<string>; book: Set<string> }>
-): Array<LookupsAnswer> => {
-  const states = new Map<string, AccountStateRecord>()
-  return asks.map((a) => {
-    const own = new Map<string, AccountStateRecord>()
-    for (const h of a.hashes) {
-      let state = states.get(h)
-      if (state === undefined) {
-        const value = values.get(h)
-        if (value === undefined) continue
-        state = stateRecord(h, JSON.parse(value) as StateKvValue)
-        states.set(h, state)
-      }
-      own.set(h, state)
-    }
-    const codes = new Map<string, string | null>()
-    for (const account of a.book) {
-      const code = values.get(account)
-      if (code !== undefined) codes.set(account, code === "" ? null : code)
-    }
-    return { filled: true, states: own, codes }
-  })
-}
-
 export class ClickHouseTxStore implements TxStore, PageTextStore {
   readonly pages: PageTextStore = this
   // A block of a done masterchain block never changes again (TxStore's invariant), so its header is remembered:
@@ -315,13 +252,11 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
   private readonly doneChunks = new Map<number, Promise<Uint8Array>>()
   private readonly clients: ReadonlyArray<{ readonly reader: ReadConnection; inFlight: number }>
   private readonly pageKv: boolean
-  private readonly alone: () => boolean
-  private readonly onePageStatement: boolean
   // Whether `account_lookups_kv` was seen filled (it stays so): a page's lookups are then one read of it alone; and
   // until when not to ask it again after it was not.
   private lookupsKvFilled = false
   private lookupsKvRetryAt = 0
-  private readonly v3Pages: SharedStatements<V3PageAsk, V3PageLinesAnswer | null>
+  private readonly v3Pages: SharedStatements<V3PageAsk, Array<Buffer> | null>
   private readonly lookups: SharedStatements<{ hashes: Set<string>; book: Set<string> }, LookupsAnswer>
   private readonly v2Rows: SharedStatements<string, V2Row | null>
   private readonly mcShardsRows: SharedStatements<number, McShardsText | null>
@@ -329,26 +264,16 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
   /**
    * Several connections to the same database let statements of concurrent calls run side by side. `pageKv: false`
    * (a cluster, whose key-value tables are per node and never written) leaves the `v3_pages`, `v2_pages` and
-   * `account_lookups_kv` rows unread. `alone` says whether the caller's request is the only one its process has in
-   * flight (the API's count of requests): while it is and no statement is running, statements run on the calling
-   * thread (`ReadConnection.now`), which a lone request waits for anyway (the default: never). `onePageStatement`
-   * (default true): a lone v3 page reads its lines and its lookups in one statement (`v3PageLines`).
+   * `account_lookups_kv` rows unread.
    */
   constructor(
     clients: ClickHouseClient | ReadonlyArray<ClickHouseClient | ReadConnection>,
-    options: {
-      readonly pageKv?: boolean
-      readonly sharing?: ReadSharing
-      readonly alone?: () => boolean
-      readonly onePageStatement?: boolean
-    } = {}
+    options: { readonly pageKv?: boolean; readonly sharing?: ReadSharing } = {}
   ) {
     const list = Array.isArray(clients) ? clients : [clients as ClickHouseClient]
     if (list.length === 0) throw new RangeError("ClickHouseTxStore needs at least one client")
     this.clients = list.map((c) => ({ reader: isClient(c) ? clientReader(c) : c, inFlight: 0 }))
     this.pageKv = options.pageKv ?? true
-    this.alone = options.alone ?? (() => false)
-    this.onePageStatement = options.onePageStatement ?? true
     const { count, inFlight, extraAfter } = options.sharing ?? DEFAULT_READ_SHARING
     const limits = { count, inFlight, keys: count, extraAfter }
     this.v3Pages = new SharedStatements((g) => this.v3PageLines(g), limits, undefined, fitsPageGroup)
@@ -423,45 +348,16 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
   }
 
   private async rows<T>(query: string): Promise<Array<T>> {
-    const now = await this.runsNow()
-    return parseRows<T>(now !== null ? now(query, "JSONEachRow") : await this.run((r) => r.jsonEachRow(query)))
+    return parseRows<T>(await this.run((r) => r.jsonEachRow(query)))
   }
 
   private async text(query: string): Promise<string> {
-    const now = await this.runsNow()
-    return now !== null ? now(query, "TabSeparatedRaw") : this.run((r) => r.text(query))
+    return this.run((r) => r.text(query))
   }
 
-  /**
-   * `text` undecoded: the long pieces of a page go into the answer as the engine's bytes (on the calling thread, the
-   * text's UTF-8: the pieces are UTF-8 written from JavaScript strings, so the same bytes). Only for text output.
-   */
+  /** `text` undecoded: the long pieces of a page go into the answer as the engine's bytes. */
   private async bytes(query: string): Promise<Buffer> {
-    const now = await this.runsNow()
-    return now !== null ? Buffer.from(now(query, "TabSeparatedRaw"), "utf8") : this.run((r) => r.bytes(query))
-  }
-
-  /** `bytes` for a statement whose output may hold NUL bytes (Native): never on the calling thread. */
-  private async binary(query: string): Promise<Buffer> {
     return this.run((r) => r.bytes(query))
-  }
-
-  /**
-   * The first connection's way to run a statement on the calling thread, when the caller's request is alone in its
-   * process and no statement of this store is running: blocking the thread then delays no other request's work, and
-   * spares the hand-over to a pool thread and back (~0.3 ms of wall and of CPU per statement, BENCHMARKS.md "A lone
-   * uncached v3 page through the runnable"). Null otherwise: the statement goes out asynchronously as before.
-   * Asked once more after one turn of the event loop: requests that arrived while this one ran (statements on the
-   * calling thread never let the loop read them) are counted first, so a lone request's statements run here only
-   * while it is still alone, and one arriving meanwhile waits for at most one statement.
-   */
-  private async runsNow(): Promise<((sql: string, format: string) => string) | null> {
-    const first = this.clients[0]!.reader.now
-    if (first === undefined || !this.alone()) return null
-    await new Promise<void>((r) => setImmediate(r))
-    if (!this.alone()) return null
-    for (const c of this.clients) if (c.inFlight > 0) return null
-    return first
   }
 
   private async run<A>(f: (reader: ReadConnection) => Promise<A>): Promise<A> {
@@ -639,13 +535,10 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
     }
     // A block without a row (stored before the table and not filled yet, or its pieces dropped for a re-render) reads
     // `tx_pages`, then (the caller) the row tables.
-    const got = done && this.pageKv ? await this.v3Pages.submit({ seqno, ...o, book: withAddressBook }) : null
-    if (got !== null) {
-      for (const line of got.lines) take(line)
-      if (txs.length === 0) return null
-      if (got.found === null) return this.v3Lookups(txs, hashes, book)
-      const own = lookupsFound(got.found, [{ hashes, book }])[0]!
-      return { txs, states: own.states, book: [...book], codeHashes: own.codes }
+    const lines = done && this.pageKv ? await this.v3Pages.submit({ seqno, ...o }) : null
+    if (lines !== null) {
+      for (const line of lines) take(line)
+      return txs.length === 0 ? null : this.v3Lookups(txs, hashes, book)
     }
     // Columns without tabs or newlines (decimal, hex and base64 text, addresses joined by spaces), the JSON piece last:
     // compact JSON holds neither character raw (txPageRow checks), so each line splits at its first three tabs.
@@ -672,7 +565,7 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
    * and the statement cuts only the orders asked (both, an `if` per row, only when both are). Null for a block
    * without a row.
    */
-  private async v3PageLines(asks: ReadonlyArray<V3PageAsk>): Promise<Array<V3PageLinesAnswer | null>> {
+  private async v3PageLines(asks: ReadonlyArray<V3PageAsk>): Promise<Array<Array<Buffer> | null>> {
     const shapes = new Map<number, V3PageAsk>()
     for (const a of asks) shapes.set(a.seqno, a)
     const blocks = [...shapes.values()]
@@ -696,98 +589,6 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
         : sorts.has("asc")
           ? asc
           : desc
-    // A lone block's page, once `account_lookups_kv` is known filled, looks up its keys in the same statement: a UNION
-    // ALL of the lines and a multi-get of that table whose keys the engine takes from the block's small `v3_page_keys`
-    // row (sql/0153: per line its state hashes not embedded and its book's accounts, cut the same way as the lines),
-    // so the page is one statement, not two (BENCHMARKS.md, "A lone uncached v3 page in one statement"); cutting the
-    // keys from the `v3_pages` row itself reads and splits that row again and costs more than the second statement.
-    // The engine runs `key IN (subquery)` over this table as key lookups (the set is built first, then multi-got).
-    // The empty key, the table's filled marker, is asked beside the keys: found only when the keys row exists, so a
-    // block without one (not filled yet) takes the lookups statement after its lines as before. A keys row never
-    // lacks a key of its lines: both are written by one insert (the view), and the states fill (sql/0151) only embeds
-    // states, so a keys row older than its line asks for more keys, never fewer. Native output: the lines' row keyed
-    // `#` (no state hash or account starts with it), the found keys after it.
-    // Only while no other page is read (this group's statement the only one of its kind, no lookups statement running
-    // or waiting): under concurrency the lines and the lookups of different groups overlap as two statements, which
-    // one statement doing both would serialize.
-    if (
-      this.onePageStatement &&
-      this.lookupsKvFilled &&
-      blocks.length === 1 &&
-      this.v3Pages.pending === 1 &&
-      this.lookups.pending === 0
-    ) {
-      const a = blocks[0]!
-      const cut = (column: string): string =>
-        a.sort === "asc"
-          ? `arrayFilter((x, r) -> ${inPage}, ${column}, asc_rank)`
-          : `arraySlice(${column}, ${offset} + 1, ${limit})`
-      // the book's accounts when any page of the group lists its book (pages of one block and shape share the group)
-      const wanted = `arrayConcat([''], ${asks.some((q) => q.book) ? `arrayFlatten(${cut("hashes")}), arrayFlatten(${cut("book")})` : `arrayFlatten(${cut("hashes")})`})`
-      const lookups = `SELECT key, value FROM account_lookups_kv
-           WHERE key IN (SELECT arrayJoin(arrayDistinct(${wanted})) FROM v3_page_keys WHERE mc_block_seqno = ${uint32(a.seqno)})`
-      let lines: Array<Buffer> | null = null
-      const found = new Map<string, string>()
-      // On the calling thread (a lone request, `runsNow`) tab-separated text instead, whose output holds no NUL byte:
-      // one row per line keyed `#` (a line holds tabs between its fields but no raw newline) after an empty one that
-      // stands for the row (so a row with no line in the page is told from no row), and the found keys (hashes and
-      // accounts, JSON and code hashes: no raw tab or newline).
-      const now = await this.runsNow()
-      if (now !== null) {
-        const text = Buffer.from(
-          now(
-            `SELECT '#' AS key, arrayJoin(arrayPushFront(${page}, '')) AS value FROM v3_pages WHERE mc_block_seqno = ${uint32(a.seqno)}
-           UNION ALL
-           ${lookups}
-           SETTINGS enable_analyzer = 0
-           FORMAT TabSeparatedRaw`,
-            "TabSeparatedRaw"
-          ),
-          "utf8"
-        )
-        for (const line of tsvByteLines(text)) {
-          const tab = line.indexOf(TAB)
-          if (tab < 0) throw new Error("v3_pages and account_lookups_kv: a row without its value")
-          if (tab === 1 && line[0] === HASH) {
-            if (lines === null) lines = []
-            else lines.push(line.subarray(2))
-            continue
-          }
-          found.set(line.toString("utf8", 0, tab), line.toString("utf8", tab + 1))
-        }
-      }
-      const [k, v] =
-        now !== null
-          ? [[], []]
-          : nativeByteColumns(
-              await this.binary(
-                `SELECT '#' AS key, arrayStringConcat(${page}, '\\n') AS value FROM v3_pages WHERE mc_block_seqno = ${uint32(a.seqno)}
-           UNION ALL
-           ${lookups}
-           SETTINGS enable_analyzer = 0
-           FORMAT Native`
-              ),
-              2
-            )
-      for (let i = 0; i < k!.length; i++) {
-        const key = k![i]!
-        const value = v![i]!
-        if (key.length !== 1 || key[0] !== HASH) {
-          found.set(key.toString("utf8"), value.toString("utf8"))
-          continue
-        }
-        lines = []
-        for (let at = 0; at < value.length;) {
-          let nl = value.indexOf(NL, at)
-          if (nl < 0) nl = value.length
-          lines.push(value.subarray(at, nl))
-          at = nl + 1
-        }
-      }
-      if (lines === null) return asks.map(() => null)
-      const known = found.has(LOOKUPS_KV_FILLED) ? found : null
-      return asks.map(() => ({ lines: lines!, found: known }))
-    }
     // Per row: the block, its page's line count, then the lines, each with no raw tab or newline of its own but tabs
     // between its fields, so a row is its first two tab-ended fields and that many newline-ended lines.
     // The engine's former analyzer plans this statement with less CPU, the same answer (BENCHMARKS.md, 2026-11-25).
@@ -816,10 +617,7 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
       }
       rows.set(seqno, lines)
     }
-    return asks.map((a) => {
-      const lines = rows.get(a.seqno)
-      return lines === undefined ? null : { lines, found: null }
-    })
+    return asks.map((a) => rows.get(a.seqno) ?? null)
   }
 
   /**
@@ -885,22 +683,40 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
     }
     // Native output: the engine writes each column's values in one pass instead of row by row, for ~0.1 ms less CPU
     // per statement than tab-separated text, the same values (BENCHMARKS.md, "the found keys").
-    // On the calling thread (a lone request) tab-separated text instead, whose output holds no NUL byte: keys (hashes,
-    // accounts) and values (JSON, code hashes) hold no raw tab or newline.
-    const statement = `SELECT key, value FROM account_lookups_kv WHERE key IN ${strKeys([...keys])}
-         SETTINGS enable_analyzer = 0`
-    const now = await this.runsNow()
-    const [found, foundValues] =
-      now !== null
-        ? keyValueColumns(now(`${statement}\n         FORMAT TabSeparatedRaw`, "TabSeparatedRaw"))
-        : nativeStringColumns(await this.binary(`${statement}\n         FORMAT Native`), 2)
+    const [found, foundValues] = nativeStringColumns(
+      await this.bytes(
+        `SELECT key, value FROM account_lookups_kv WHERE key IN ${strKeys([...keys])}
+         SETTINGS enable_analyzer = 0
+         FORMAT Native`
+      ),
+      2
+    )
     const values = new Map<string, string>()
     for (let i = 0; i < found!.length; i++) values.set(found![i]!, foundValues![i]!)
     if (!this.lookupsKvFilled) {
       if (!values.has(LOOKUPS_KV_FILLED)) return asks.map(() => NOT_FILLED)
       this.lookupsKvFilled = true
     }
-    return lookupsFound(values, asks)
+    const states = new Map<string, AccountStateRecord>()
+    return asks.map((a) => {
+      const own = new Map<string, AccountStateRecord>()
+      for (const h of a.hashes) {
+        let state = states.get(h)
+        if (state === undefined) {
+          const value = values.get(h)
+          if (value === undefined) continue
+          state = stateRecord(h, JSON.parse(value) as StateKvValue)
+          states.set(h, state)
+        }
+        own.set(h, state)
+      }
+      const codes = new Map<string, string | null>()
+      for (const account of a.book) {
+        const code = values.get(account)
+        if (code !== undefined) codes.set(account, code === "" ? null : code)
+      }
+      return { filled: true, states: own, codes }
+    })
   }
 
   /**
@@ -1050,7 +866,7 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
    */
   private async mcShardsKvRows(seqnos: ReadonlyArray<number>): Promise<Array<McShardsText | null>> {
     const [keys, blocks, tops] = nativeStringColumns(
-      await this.binary(
+      await this.bytes(
         `SELECT toString(mc_seqno), blocks, tops FROM mc_shards_kv
          WHERE mc_seqno IN ${uint32Array([...new Set(seqnos)])}
          SETTINGS enable_analyzer = 0
@@ -1059,8 +875,7 @@ export class ClickHouseTxStore implements TxStore, PageTextStore {
       3
     )
     const rows = new Map<number, McShardsText>()
-    for (let i = 0; i < keys!.length; i++)
-      rows.set(Number(keys![i]), { blocks: blocks![i]!.split("\n"), tops: tops![i]! })
+    for (let i = 0; i < keys!.length; i++) rows.set(Number(keys![i]), { blocks: blocks![i]!.split("\n"), tops: tops![i]! })
     return seqnos.map((s) => rows.get(s) ?? null)
   }
 

@@ -49,37 +49,3 @@ export const nativeStringColumns = (b: Buffer, columns: number): Array<Array<str
   }
   return out
 }
-
-/**
- * `nativeStringColumns` with each value as a view of `b`'s bytes (undecoded): for values the caller copies on as
- * bytes (a page's lines) or decodes only in part.
- */
-export const nativeByteColumns = (b: Buffer, columns: number): Array<Array<Buffer>> => {
-  const out = Array.from({ length: columns }, () => [] as Array<Buffer>)
-  let at = 0
-  const bytes = (): [number, number] => {
-    const [n, next] = varUInt(b, at)
-    if (next + n > b.length) throw new Error("Native output cut short in a value")
-    at = next + n
-    return [next, next + n]
-  }
-  while (at < b.length) {
-    let n: number
-    ;[n, at] = varUInt(b, at)
-    if (n !== columns) throw new Error(`Native output: a block of ${n} columns, ${columns} expected`)
-    let rows: number
-    ;[rows, at] = varUInt(b, at)
-    for (let c = 0; c < columns; c++) {
-      bytes() // the column's name
-      const [ts, te] = bytes()
-      const type = b.toString("latin1", ts, te)
-      if (type !== "String") throw new Error(`Native output: a column of type ${type}, String expected`)
-      const values = out[c]!
-      for (let r = 0; r < rows; r++) {
-        const [s, e] = bytes()
-        values.push(b.subarray(s, e))
-      }
-    }
-  }
-  return out
-}

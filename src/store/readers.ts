@@ -59,9 +59,7 @@ const sessionReader = (path: string, database: string): { reader: ReadConnection
       bytes: async (sql) => {
         const b = (await session.queryAsync(sql, { format: "TabSeparatedRaw" })).bytes()
         return Buffer.from(b.buffer, b.byteOffset, b.byteLength)
-      },
-      // the binding's synchronous call: the statement runs on this thread, its output read as a C string
-      now: (sql, format) => session.query(sql, format)
+      }
     },
     close: () => session.close()
   }

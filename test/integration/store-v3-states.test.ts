@@ -2,23 +2,20 @@
  * Account states embedded in the `v3_pages` rows (src/flatten/v3_pages.ts) on the real engine, over a real mainnet
  * bundle with its states, generated bundles whose states after each transaction are known and before it hash-only,
  * and real mainnet blocks without states: the consumer's rows carry each known state of their bundle (or of an earlier
- * one it kept) as its JSON and a page's lookups then ask only for the hashes left and the address book, in the same
- * statement as its lines, their keys taken by the engine from the block's `v3_page_keys` row (sql/0153: written by a
- * view with each row, filled for rows stored before; a block without one takes the lookups after its lines); rows
- * with hashes only (written before), mixed rows, and rows the fill (`npm run migrate`, the start) rewrote answer
- * exactly what `tx_pages` with the MergeTree lookups and the in-memory store answer.
+ * one it kept) as its JSON and
+ * a page's lookups then ask only for the hashes left and the address book (none at all without a book when every
+ * state is embedded); rows with hashes only (written before), mixed rows, and rows the fill (`npm run migrate`, the
+ * start) rewrote answer exactly what `tx_pages` with the MergeTree lookups and the in-memory store answer.
  */
 import type { FastifyInstance } from "fastify"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { buildApp, type ApiAppConfig } from "../../src/api/app.js"
-import { readMigrations } from "../../src/clickhouse/migrations.js"
 import { StateHistory } from "../../src/flatten/bundle.js"
 import { flattenBundles } from "../../src/flatten/index.js"
 import type { V3PageRow } from "../../src/flatten/v3_pages.js"
 import { fillAccountLookupsKv } from "../../src/store/accountLookupsKv.js"
 import { embedV3States } from "../../src/store/embedV3States.js"
 import { v3PageAnswer } from "../../src/store/pages.js"
-import { readClients } from "../../src/store/readers.js"
 import { clientReader, ClickHouseTxStore, type ReadConnection } from "../../src/store/Store.js"
 import type { SortOrder, V3PageText } from "../../src/store/TxStore.js"
 import type { MasterchainBundle } from "../../src/ton/record.js"
@@ -80,28 +77,6 @@ const storedRows = async (): Promise<Array<V3PageRow>> =>
       await ch.client.query({ query: "SELECT * FROM v3_pages ORDER BY mc_block_seqno", format: "JSONEachRow" })
     ).json()) as Array<V3PageRow>
   ).map((r) => ({ ...r, mc_block_seqno: Number(r.mc_block_seqno) }))
-
-/** The `v3_page_keys` rows (sql/0153), by masterchain block. */
-const storedKeys = async (): Promise<Map<number, { hashes: Array<Array<string>>; book: Array<Array<string>> }>> => {
-  const rows = (await (
-    await ch.client.query({ query: "SELECT mc_block_seqno, hashes, book FROM v3_page_keys", format: "JSONEachRow" })
-  ).json()) as Array<{ mc_block_seqno: number | string; hashes: Array<Array<string>>; book: Array<Array<string>> }>
-  return new Map(rows.map((r) => [Number(r.mc_block_seqno), { hashes: r.hashes, book: r.book }]))
-}
-
-/** What a row's keys row holds: per line its state fields that are hashes, and its book's accounts. */
-const keysOf = (row: V3PageRow) => ({
-  hashes: row.lines.map((l) =>
-    fieldsOf(l)
-      .slice(0, 2)
-      .filter((f) => f !== "" && !isJson(f))
-  ),
-  book: row.lines.map((l) =>
-    fieldsOf(l)[2]!
-      .split(" ")
-      .filter((a) => a.length > 0)
-  )
-})
 
 const writeRows = async (rows: ReadonlyArray<V3PageRow>) =>
   ch.client.insert({ table: "v3_pages", values: [...rows], format: "JSONEachRow" })
@@ -174,6 +149,13 @@ afterAll(async () => {
   await ch?.close()
 })
 
+/** The keys of the `account_lookups_kv` statements sent by `run`. */
+const lookupsOf = async (run: () => Promise<unknown>): Promise<Array<string>> => {
+  sent.length = 0
+  await run()
+  return sent.filter((s) => s.includes("FROM account_lookups_kv"))
+}
+
 describe("v3_pages rows with their known states embedded", () => {
   it("the consumer embeds each known state of the bundle and keeps the hash of the others", () => {
     const states = new Map(bundles.flatMap((b) => b.account_states.map((s) => [s.hash, s] as const)))
@@ -208,86 +190,26 @@ describe("v3_pages rows with their known states embedded", () => {
     await sameApi()
   }, 300_000)
 
-  it("each row's keys row holds per line the hashes it does not embed and its book, and a lone page is ONE statement", async () => {
-    const keyRows = await storedKeys()
-    for (const row of consumerRows.values())
-      expect(keyRows.get(row.mc_block_seqno), `${row.mc_block_seqno}`).toEqual(keysOf(row))
+  it("a page's lookups ask only the hashes its rows do not embed, and none without a book when all are", async () => {
     for (const b of bundles.filter((x) => x.transactions.length > 0)) {
       const row = consumerRows.get(b.mc_seqno)!
       for (let i = 0; i < row.lines.length; i++) {
-        for (const book of [true, false]) {
-          sent.length = 0
-          await kv.v3PageText(b.mc_seqno, { limit: 1, offset: i, sort: "desc" }, book)
-          // the lines and the lookups, whose keys the engine takes from the keys row (the table known filled by now)
-          expect(sent, `${b.mc_seqno} line ${i} ${book}`).toHaveLength(1)
-          expect(sent[0]).toContain("FROM v3_page_keys")
-          expect(sent[0]).toContain("FROM account_lookups_kv")
+        const [before, after, book] = fieldsOf(row.lines[i]!)
+        const page = () => kv.v3PageText(b.mc_seqno, { limit: 1, offset: i, sort: "desc" }, true)
+        const [sql] = await lookupsOf(page)
+        for (const f of [before!, after!]) {
+          const hash = isJson(f) ? (JSON.parse(f) as { hash: string }).hash : f
+          expect(sql!.includes(hash), `${b.mc_seqno} line ${i}: ${hash}`).toBe(!isJson(f))
         }
+        for (const a of book!.split(" ")) expect(sql).toContain(a)
+        const bookless = await lookupsOf(() => kv.v3PageText(b.mc_seqno, { limit: 1, offset: i, sort: "desc" }, false))
+        expect(bookless.length).toBe(isJson(before!) && isJson(after!) ? 0 : 1)
       }
     }
     // both kinds of line are there
     const lines = [...consumerRows.values()].flatMap((r) => r.lines.map(fieldsOf))
     expect(lines.some((f) => isJson(f[0]!) && isJson(f[1]!))).toBe(true)
     expect(lines.some((f) => !isJson(f[0]!) || !isJson(f[1]!))).toBe(true)
-  }, 300_000)
-
-  it("a lone page's one statement on the calling thread (tab-separated) answers the same, empty pages and books included", async () => {
-    const readers = readClients(ch, 1)
-    try {
-      const now: Array<string> = []
-      const other: Array<string> = []
-      const r = readers.clients[0]!
-      const recorded: ReadConnection = {
-        jsonEachRow: (sql) => (other.push(sql), r.jsonEachRow(sql)),
-        text: (sql) => (other.push(sql), r.text(sql)),
-        bytes: (sql) => (other.push(sql), r.bytes(sql)),
-        now: (sql, format) => (now.push(sql), r.now!(sql, format))
-      }
-      const lone = new ClickHouseTxStore([recorded], { alone: () => true })
-      // the lookups table seen filled first (its marker asked once), as a running API has
-      await lone.v3PageText(bundles[0]!.mc_seqno, { limit: 1, offset: 0, sort: "desc" }, true)
-      for (const b of bundles) {
-        for (const [i, shape] of [...shapes(b.transactions.length), { limit: 1, offset: 1_000_000, sort: "asc" as const }].entries()) {
-          const book = i % 2 === 0
-          now.length = 0
-          const got = answerOf(await lone.v3PageText(b.mc_seqno, shape, book))
-          expect(got, `${b.mc_seqno} ${JSON.stringify(shape)} ${book}`).toEqual(answerOf(await pages.v3PageText(b.mc_seqno, shape, book)))
-          // a page of a stored row: its lines and lookups in one statement, on the calling thread
-          // (the done marker's bitmap of a new range is read first, once)
-          if (consumerRows.has(b.mc_seqno)) {
-            const reads = now.filter((q) => /v3_pages|account_lookups_kv/.test(q))
-            expect(reads, `${b.mc_seqno} ${JSON.stringify(shape)}`).toHaveLength(1)
-            expect(reads[0]).toContain("FROM v3_page_keys")
-            expect(reads[0]).toContain("FORMAT TabSeparatedRaw")
-          }
-        }
-      }
-      expect(other.filter((q) => /v3_pages|account_lookups_kv/.test(q))).toEqual([])
-    } finally {
-      await readers.close()
-    }
-  }, 300_000)
-
-  it("blocks without a keys row answer the same with the lookups after the lines; the fill gives them the view's rows", async () => {
-    await ch.client.command({ query: "TRUNCATE TABLE v3_page_keys" })
-    const b = bundles.find((x) => x.transactions.length > 0)!
-    sent.length = 0
-    await kv.v3PageText(b.mc_seqno, { limit: 3, offset: 0, sort: "asc" }, true)
-    expect(sent).toHaveLength(2)
-    await sameAsPages()
-    await sameApi()
-    // the migration's fill (its last statement) makes the rows the view makes for the same lines
-    const fill = readMigrations()
-      .find((m) => m.name === "0153_create_v3_page_keys.sql")!
-      .statements.at(-1)!
-    expect(fill).toMatch(/^INSERT INTO v3_page_keys/m)
-    await ch.client.command({ query: fill })
-    const keyRows = await storedKeys()
-    for (const row of consumerRows.values())
-      expect(keyRows.get(row.mc_block_seqno), `${row.mc_block_seqno}`).toEqual(keysOf(row))
-    sent.length = 0
-    await kv.v3PageText(b.mc_seqno, { limit: 3, offset: 0, sort: "asc" }, true)
-    expect(sent).toHaveLength(1)
   }, 300_000)
 
   it("rows written before (hashes only) and mixed rows answer the same", async () => {
