@@ -1,5 +1,6 @@
-// The pre-hook of `npm start` and every pipeline script: compiles to dist/ (`npm run build`) only when a TypeScript
-// source, the build config or package.json is newer than the last build, so an unchanged tree starts at once.
+// The pre-hook of `npm start` and every pipeline script: compiles to dist/ and bundles the decode worker there
+// (`npm run build`) only when a TypeScript source, the build config or package.json is newer than the last build, so
+// an unchanged tree starts at once.
 // Invariant: after it succeeds, dist/ holds the compilation of the current sources (tsc's own incremental build
 // decides what to re-emit; this only skips starting it when nothing changed).
 import { spawnSync } from "node:child_process"
@@ -30,5 +31,8 @@ if (!existsSync(stamp) || statSync(stamp).mtimeMs < sources()) {
   const tsc = join(root, "node_modules", "typescript", "bin", "tsc")
   const r = spawnSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json")], { stdio: "inherit" })
   if (r.status !== 0) process.exit(r.status ?? 1)
+  // the decode worker's bundle (scripts/bundle-worker.mjs), which the runnables' decode pool starts
+  const b = spawnSync(process.execPath, [join(root, "scripts", "bundle-worker.mjs")], { stdio: "inherit" })
+  if (b.status !== 0) process.exit(b.status ?? 1)
   writeFileSync(stamp, `${new Date().toISOString()}\n`)
 }

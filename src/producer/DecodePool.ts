@@ -9,7 +9,6 @@
 import { Effect, Schema, type Scope } from "effect"
 import { createHash } from "node:crypto"
 import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs"
-import { createRequire } from "node:module"
 import path from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { Worker, type ResourceLimits } from "node:worker_threads"
@@ -19,6 +18,7 @@ import type { RawMasterchainBundle } from "../source/Upstream.js"
 import { type BlockFile, type BlockFilesBundle, joinBlockFiles, movableBuffers } from "../source/liteserver/blockFiles.js"
 import { deadBundle, finishBundle, prepare, type Decoded, type Prepared } from "./assemble.js"
 import type { DecodeReply, DecodeRequest, ThreadHeap } from "./decodeWorker.js"
+import { bundleDecodeWorker, WORKER_BUNDLE } from "./workerBundle.js"
 
 export class DecodePoolError extends Schema.TaggedError<DecodePoolError>()("DecodePoolError", {
   reason: Schema.Literal("start", "crashed"),
@@ -103,34 +103,19 @@ interface Job {
 }
 
 /**
- * The worker's script. The runnables run compiled JavaScript, where it is decodeWorker.js, emitted beside this file
- * by `npm run build`. Only when run from TypeScript sources (tests, development through tsx) our own
- * modules are bundled once per process into one ES module with esbuild (the compiler tsx itself runs), written under
- * .cache/ where they resolve from the project. Packages are bundled too (tree-shaken: loading all of effect's modules
- * cost a worker ~1 s of CPU at start), except @ton/*: fastHash.ts patches those packages' own modules, which the
- * decoder must therefore load from node_modules like the patch does.
- * A thread that registered tsx's loader instead costs about twice the memory and several seconds to start.
+ * The worker's script: the worker's modules bundled into one (workerBundle.ts). The runnables run compiled
+ * JavaScript, where it is decodeWorker.bundle.js, written beside this file by `npm run build`. Only when run from
+ * TypeScript sources (tests, development through tsx) is it bundled once per process, written under .cache/ where
+ * it resolves @ton/* from the project. A thread that registered tsx's loader instead costs about twice the memory
+ * and several seconds to start.
  */
-const workerScript = (): Promise<URL> => (scriptMemo ??= findWorkerScript())
+export const workerScript = (): Promise<URL> => (scriptMemo ??= findWorkerScript())
 let scriptMemo: Promise<URL> | undefined
 
 const findWorkerScript = async (): Promise<URL> => {
   const self = import.meta.url
-  if (!self.endsWith(".ts")) return new URL("./decodeWorker.js", self)
-  const entry = fileURLToPath(new URL("./decodeWorker.ts", self))
-  const fromTsx = createRequire(createRequire(self).resolve("tsx/package.json"))
-  const esbuild = (await import(pathToFileURL(fromTsx.resolve("esbuild")).href)) as typeof import("esbuild")
-  const built = await esbuild.build({
-    entryPoints: [entry],
-    bundle: true,
-    external: ["@ton/*"],
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    write: false,
-    logLevel: "silent"
-  })
-  const code = built.outputFiles[0]!.text
+  if (!self.endsWith(".ts")) return new URL(`./${WORKER_BUNDLE}`, self)
+  const code = await bundleDecodeWorker(fileURLToPath(new URL("./decodeWorker.ts", self)))
   const dir = fileURLToPath(new URL("../../.cache/decode-worker/", self))
   const file = path.join(dir, `decodeWorker-${createHash("sha256").update(code).digest("hex").slice(0, 16)}.mjs`)
   if (!existsSync(file)) {
