@@ -41,7 +41,29 @@ const currencies = (c: ExtraCurrencies | null): string => {
 /** Most text the decodings kept below take together, per thread (UTF-16 units, ~bytes for their ASCII). */
 export const BODY_TEXT_MEMO_CHARS = 16 * 1024 * 1024
 
-const texts = new Lru<HashB64, string>(4096, { maxWeight: BODY_TEXT_MEMO_CHARS, weigh: (t) => 32 + t.length })
+const textMemo = (chars: number) => new Lru<HashB64, string>(4096, { maxWeight: chars, weigh: (t) => 32 + t.length })
+let texts = textMemo(BODY_TEXT_MEMO_CHARS)
+
+/** What a thread's body memo holds now and what it caught since it was made: entries, weight, lookups' hits and misses. */
+export interface MemoStats {
+  readonly entries: number
+  readonly weight: number
+  readonly hits: number
+  readonly misses: number
+}
+
+/** This thread's text memo (weight in characters). */
+export const bodyTextMemoStats = (): MemoStats => ({
+  entries: texts.size,
+  weight: texts.weight,
+  hits: texts.hits,
+  misses: texts.misses
+})
+
+/** A fresh, empty text memo of at most `chars` on this thread (benches measuring what a size catches). */
+export const resetBodyTextMemo = (chars: number = BODY_TEXT_MEMO_CHARS): void => {
+  texts = textMemo(chars)
+}
 
 /** A bundle, or what of it the shipped texts are read from. */
 type WithBodies = { readonly decoded_bodies?: DecodedBodies | undefined }

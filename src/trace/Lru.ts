@@ -15,6 +15,9 @@ export class Lru<K, V> {
   /** Each entry's weight, when there is a budget (eviction order is the entries' own). */
   private readonly weights: Map<K, number> | undefined
   private total = 0
+  /** Lookups that found their key, and lookups that did not (what a memo's size buys). */
+  hits = 0
+  misses = 0
 
   constructor(
     readonly capacity: number,
@@ -34,7 +37,11 @@ export class Lru<K, V> {
 
   get(key: K): V | undefined {
     const v = this.entries.get(key)
-    if (v === undefined) return undefined
+    if (v === undefined) {
+      this.misses++
+      return undefined
+    }
+    this.hits++
     // Map keeps insertion order: re-inserting moves the key to the most recently used end.
     this.entries.delete(key)
     this.entries.set(key, v)

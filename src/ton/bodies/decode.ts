@@ -300,10 +300,17 @@ export const BODY_MEMO_BYTES = 16 * 1024 * 1024
 // A body is decoded where its row is made and again where its transaction is rendered (pages, topic): remember the
 // last few thousand by cell hash, within BODY_MEMO_BYTES (a count alone would let a run of huge decodings hold
 // gigabytes). Values are shared: callers never mutate them.
-const memo = new Lru<string, { readonly value: DecodedBody | null }>(4096, {
-  maxWeight: BODY_MEMO_BYTES,
-  weigh: (e) => decodedBytes(e.value)
-})
+const objectMemo = (bytes: number) =>
+  new Lru<string, { readonly value: DecodedBody | null }>(4096, { maxWeight: bytes, weigh: (e) => decodedBytes(e.value) })
+let memo = objectMemo(BODY_MEMO_BYTES)
+
+/** This thread's object memo: entries, weight (estimated bytes), lookups' hits and misses since it was made. */
+export const bodyMemoStats = () => ({ entries: memo.size, weight: memo.weight, hits: memo.hits, misses: memo.misses })
+
+/** A fresh, empty object memo of at most `bytes` on this thread (benches measuring what a size catches). */
+export const resetBodyMemo = (bytes: number = BODY_MEMO_BYTES): void => {
+  memo = objectMemo(bytes)
+}
 
 /** decodeBodyBoc for a body whose cell hash is known, remembered by that hash. */
 export const decodeMessageBody = (hash: string, boc: string): DecodedBody | null => {
