@@ -5,9 +5,9 @@
  * from TypeScript sources (tests, development through tsx) DecodePool bundles once per process under .cache/, and
  * `npm run build` writes it beside the compiled pool (scripts/bundle-worker.mjs), so the runnables' workers run the
  * same bundle. Why: a worker started on the compiled module graph loads every module of the `effect` package that its
- * barrel import names (~1 s of CPU at start, and 8-9 MB more live heap in the worker's isolate all run long: 31.6
- * against 22.9 MB after a full collection on the 50k chain; BENCHMARKS.md, "Ingest: what the decode worker's isolate
- * holds").
+ * barrel import names (~1 s of CPU at start, and more live heap in the worker's isolate all run long: 31.6 against
+ * 20.1 MB after a full collection in the producer on the 50k chain; BENCHMARKS.md, "Ingest: what the decode worker's
+ * isolate holds").
  */
 import { createRequire } from "node:module"
 import { pathToFileURL } from "node:url"
