@@ -39,8 +39,49 @@ const QUOTE = 0x27
 const COMMA = 0x2c
 const OPEN = 0x5b
 const CLOSE = 0x5d
+const DQUOTE = 0x22
 
 const NO_BYTES = Buffer.alloc(0)
+
+/**
+ * Chunks whose insert is done, kept for the next batch's encoders (at most `maxBytes` of them): a chunk taken fresh
+ * from the allocator is new memory to the process (its pages faulted in as the encoder first writes them) and new
+ * external memory to V8 (which collects the heap sooner for it); one taken back here is neither. Only a whole chunk
+ * of `chunkBytes` is kept (one an encoder made larger for a long value is let go), each once. Whoever gives a chunk
+ * back must be done with its bytes: an encoder of the next batch writes over them.
+ */
+export class ChunkPool {
+  private readonly free: Array<Buffer> = []
+  private readonly held = new Set<ArrayBufferLike>()
+
+  constructor(
+    readonly maxBytes: number,
+    readonly chunkBytes: number = CHUNK_BYTES
+  ) {}
+
+  /** Bytes of the chunks held. */
+  get bytes(): number {
+    return this.free.length * this.chunkBytes
+  }
+
+  /** A chunk of `chunkBytes` to write over, undefined when none is held. */
+  take(): Buffer | undefined {
+    const c = this.free.pop()
+    if (c !== undefined) this.held.delete(c.buffer)
+    return c
+  }
+
+  /** The chunks of a body (`finishChunks`) whose bytes nobody reads any more. */
+  give(chunks: ReadonlyArray<Buffer>): void {
+    for (const c of chunks) {
+      if (this.bytes + this.chunkBytes > this.maxBytes) return
+      const whole = c.buffer
+      if (c.byteOffset !== 0 || whole.byteLength !== this.chunkBytes || this.held.has(whole)) continue
+      this.held.add(whole)
+      this.free.push(Buffer.from(whole, 0, this.chunkBytes))
+    }
+  }
+}
 
 /**
  * What both formats share: one line per row written as UTF-8 straight into fixed-size chunks (no line strings, no
@@ -62,7 +103,9 @@ abstract class ByteRowEncoder {
 
   constructor(
     protected readonly table: string,
-    private readonly chunkBytes: number = CHUNK_BYTES
+    private readonly chunkBytes: number = CHUNK_BYTES,
+    /** Where chunks come from before the allocator (their size must be `chunkBytes`). */
+    private readonly pool?: ChunkPool
   ) {}
 
   get rows(): number {
@@ -120,20 +163,30 @@ abstract class ByteRowEncoder {
   }
 
   /** Room for `n` more bytes in the current chunk: the next chunk when this one has less. */
-  private reserve(n: number): void {
+  protected reserve(n: number): void {
     if (this.len + n <= this.buf.length) return
     if (this.len > 0) {
       this.full.push(this.buf)
       this.used.push(this.len)
       this.fullBytes += this.len
     }
-    this.buf = Buffer.allocUnsafe(Math.max(this.chunkBytes, n))
+    this.buf = (n <= this.chunkBytes ? this.pool?.take() : undefined) ?? Buffer.allocUnsafe(Math.max(this.chunkBytes, n))
     this.len = 0
   }
 
   protected byte(b: number): void {
     if (this.len === this.buf.length) this.reserve(1)
     this.buf[this.len++] = b
+  }
+
+  /** `s`, known to be ASCII, byte by byte (a short text: cheaper than a native write's call). */
+  protected ascii(s: string): void {
+    const n = s.length
+    this.reserve(n)
+    const buf = this.buf
+    let p = this.len
+    for (let k = 0; k < n; k++) buf[p++] = s.charCodeAt(k)
+    this.len = p
   }
 
   /** `s` as UTF-8, whole in one chunk; returns where its bytes start. */
@@ -146,27 +199,65 @@ abstract class ByteRowEncoder {
     this.len += this.buf.write(s, start, "utf8")
     return start
   }
-
-  /** Whether the bytes from `start` to the end hold any of `bytes`. */
-  protected holdsAny(start: number, bytes: ReadonlyArray<number>): boolean {
-    const written = this.buf.subarray(start, this.len)
-    for (const b of bytes) if (written.indexOf(b) >= 0) return true
-    return false
-  }
 }
 
+/** Characters JSON.stringify writes other than as they are: quote, backslash, controls, surrogates (lone ones). */
+const JSON_SPECIAL = /["\\\x00-\x1f\ud800-\udfff]/
+
+/**
+ * Table rows -> JSONCompactEachRow bytes: each row `[v1,v2,...]`, each value written into the chunk as
+ * `JSON.stringify` of the row's value array writes it (no array, no line string): null, booleans and finite numbers
+ * as their text (`String` of a finite number is its JSON), a non-finite number as null, a string of printable ASCII
+ * without quote or backslash byte by byte between quotes, a long one without a character JSON escapes as UTF-8 between
+ * quotes, any other string and any other value (objects, arrays) as its own `JSON.stringify`.
+ */
 export class CompactRowEncoder extends ByteRowEncoder {
   readonly format = "JSONCompactEachRow" as const
 
   protected writeValues(r: Record<string, unknown>, columns: ReadonlyArray<string>): void {
-    const values = new Array<unknown>(columns.length)
+    this.byte(OPEN)
     for (let i = 0; i < columns.length; i++) {
       const v = r[columns[i]!]
       // JSONEachRow would leave the column to its default, a positional line would say null: never guess.
       if (v === undefined) throw new UnstorableRecordError(`${this.table} row without ${columns[i]}`)
-      values[i] = v
+      if (i > 0) this.byte(COMMA)
+      if (typeof v === "string") this.jsonString(v)
+      else if (v === null) this.ascii("null")
+      else if (typeof v === "number") this.ascii(Number.isFinite(v) ? String(v) : "null")
+      else if (typeof v === "boolean") this.ascii(v ? "true" : "false")
+      // inside an array JSON.stringify writes a value it cannot serialize (a function, a symbol) as null
+      else this.text(JSON.stringify(v) ?? "null")
     }
-    this.text(JSON.stringify(values))
+    this.byte(CLOSE)
+  }
+
+  /** `s` as a JSON string. */
+  private jsonString(s: string): void {
+    const n = s.length
+    if (n < BYTE_SCAN_CHARS) {
+      this.reserve(n + 2)
+      const buf = this.buf
+      let p = this.len
+      buf[p++] = DQUOTE
+      for (let k = 0; k < n; k++) {
+        const c = s.charCodeAt(k)
+        if (c < 0x20 || c > 0x7e || c === DQUOTE || c === BACKSLASH) {
+          this.text(JSON.stringify(s))
+          return
+        }
+        buf[p++] = c
+      }
+      buf[p++] = DQUOTE
+      this.len = p
+      return
+    }
+    if (JSON_SPECIAL.test(s)) {
+      this.text(JSON.stringify(s))
+      return
+    }
+    this.byte(DQUOTE)
+    this.text(s)
+    this.byte(DQUOTE)
   }
 }
 
@@ -176,6 +267,13 @@ const TSV_SPECIAL_BYTES = [BACKSLASH, TAB, NEWLINE, CR]
 /** The same plus the single quote: what an element of Array(String) must escape. */
 const QUOTED_SPECIAL = /[\\'\t\n\r]/
 const QUOTED_SPECIAL_BYTES = [BACKSLASH, QUOTE, TAB, NEWLINE, CR]
+/** The letter after the backslash of each escaped byte (TabSeparated and quoted alike). */
+const ESCAPED_AS = new Uint8Array(128)
+ESCAPED_AS[BACKSLASH] = BACKSLASH
+ESCAPED_AS[QUOTE] = QUOTE
+ESCAPED_AS[TAB] = 0x74
+ESCAPED_AS[NEWLINE] = 0x6e
+ESCAPED_AS[CR] = 0x72
 const tsvEscaped = (s: string): string =>
   s.replaceAll("\\", "\\\\").replaceAll("\t", "\\t").replaceAll("\n", "\\n").replaceAll("\r", "\\r")
 const quotedEscaped = (s: string): string =>
@@ -226,7 +324,11 @@ export class TsvRowEncoder extends ByteRowEncoder {
     }
   }
 
-  /** `s` with the characters of `special` escaped: short strings checked by the regex, long ones in their bytes. */
+  /**
+   * `s` with the characters of `special` escaped: short strings checked by the regex, long ones in their bytes, where
+   * they are escaped in place (each escaped byte's backslash inserted, the bytes after it moved up) when the chunk has
+   * room for the backslashes, else written again escaped.
+   */
   private escapedText(
     s: string,
     special: RegExp,
@@ -238,10 +340,44 @@ export class TsvRowEncoder extends ByteRowEncoder {
       return
     }
     const start = this.text(s)
-    if (this.holdsAny(start, specialBytes)) {
+    if (!this.escapeInPlace(start, specialBytes)) {
       this.len = start
       this.text(escape(s))
     }
+  }
+
+  /**
+   * The bytes from `start` to the end with each of `specialBytes` escaped in place; false (nothing changed) when the
+   * chunk has no room for the backslashes.
+   */
+  private escapeInPlace(start: number, specialBytes: ReadonlyArray<number>): boolean {
+    const written = this.buf.subarray(start, this.len)
+    let at: Array<number> | undefined
+    for (const b of specialBytes) {
+      for (let i = written.indexOf(b); i >= 0; i = written.indexOf(b, i + 1)) (at ??= []).push(i)
+    }
+    if (at === undefined) return true
+    if (this.len + at.length > this.buf.length) return false
+    // positions in order (a few per value: insertion sort, no comparator calls)
+    for (let k = 1; k < at.length; k++) {
+      const x = at[k]!
+      let j = k - 1
+      for (; j >= 0 && at[j]! > x; j--) at[j + 1] = at[j]!
+      at[j + 1] = x
+    }
+    const buf = this.buf
+    let end = this.len
+    // from the last escaped byte back: the bytes after the k-th (0-based) move up by k + 1, it becomes two bytes
+    for (let k = at.length - 1; k >= 0; k--) {
+      const i = start + at[k]!
+      const c = buf[i]!
+      buf.copyWithin(i + k + 2, i + 1, end)
+      buf[i + k] = BACKSLASH
+      buf[i + k + 1] = ESCAPED_AS[c]!
+      end = i
+    }
+    this.len += at.length
+    return true
   }
 }
 
@@ -250,6 +386,10 @@ export type RowEncoder = CompactRowEncoder | TsvRowEncoder
 /** Tables whose rows go as TabSeparated: numbers, strings and arrays only, most bytes in JSON texts. */
 const TSV_TABLES: ReadonlySet<string> = new Set(["tx_pages", "v3_pages", "v2_pages", "mc_shards_kv"])
 
-/** The encoder the sink uses for a table's insert. */
-export const encoderFor = (table: string, chunkBytes?: number): RowEncoder =>
-  TSV_TABLES.has(table) ? new TsvRowEncoder(table, chunkBytes) : new CompactRowEncoder(table, chunkBytes)
+/**
+ * The encoder the sink uses for a table's insert; with a pool, its chunks are the pool's size and come from it first.
+ */
+export const encoderFor = (table: string, chunkBytes?: number, pool?: ChunkPool): RowEncoder => {
+  const size = pool?.chunkBytes ?? chunkBytes
+  return TSV_TABLES.has(table) ? new TsvRowEncoder(table, size, pool) : new CompactRowEncoder(table, size, pool)
+}
