@@ -1,12 +1,10 @@
 // The consumer's row encoders alone, one checkout's src/sink/encode.ts against another's: the rows of the ingest
 // benchmark's chain flattened once (bundles decoded by the producer's decoder, trace ids as the sink assigns them, the
 // single node's `pageKv` rows) in batches of --batch bundles as the sink cuts them, then encoded batch by batch and
-// table by table by each checkout's `encoderFor`, rounds alternating A, B; B, A; ... With --pool-b, B's encoders (if its
-// encoders take a ChunkPool) get one of the sink's size (ENCODER_POOL_BYTES), each table's chunks given back after its
-// batch as the sink gives them back after the table's insert (the same checkout as A and B: the pool's effect alone). Prints per table the medians of the encode CPU
-// (the process's, so V8's collections on other threads count) per transaction of the chain, and whether both
-// checkouts wrote the same bytes. A before/after pair for the encoders without the flattening's or a pipeline's noise.
-// Usage: npx tsx bench/consumerEncode.ts <checkout A> <checkout B> [--rounds 9] [--batch 15] [--pool-b] [--mc 60]
+// table by table by each checkout's `encoderFor`, rounds alternating A, B; B, A; ... Prints per table the medians of
+// the encode CPU (the process's, so V8's collections on other threads count) per transaction of the chain, and
+// whether both checkouts wrote the same bytes. A before/after pair for the encoders without the flattening's or a pipeline's noise.
+// Usage: npx tsx bench/consumerEncode.ts <checkout A> <checkout B> [--rounds 9] [--batch 15] [--mc 60]
 // [--tx 30] [--seed 42]. Numbers are printed, never asserted.
 import { resolve } from "node:path"
 import { parseArgs } from "node:util"
@@ -17,7 +15,6 @@ const { values: opts, positionals } = parseArgs({
   options: {
     rounds: { type: "string", default: "9" },
     batch: { type: "string", default: "15" },
-    "pool-b": { type: "boolean", default: false },
     mc: { type: "string", default: "60" },
     tx: { type: "string", default: "30" },
     seed: { type: "string", default: "42" }
@@ -26,15 +23,11 @@ const { values: opts, positionals } = parseArgs({
 })
 if (positionals.length !== 2) {
   console.error(
-    "Usage: npx tsx bench/consumerEncode.ts <checkout A> <checkout B> [--rounds 9] [--batch 15] [--pool-b] [--mc 60] [--tx 30] [--seed 42]"
+    "Usage: npx tsx bench/consumerEncode.ts <checkout A> <checkout B> [--rounds 9] [--batch 15] [--mc 60] [--tx 30] [--seed 42]"
   )
   process.exit(2)
 }
 type Encode = typeof import("../src/sink/encode.js")
-/** What the bench needs of a checkout's chunk pool (a checkout before it has none). */
-interface ChunkPoolLike {
-  give(chunks: ReadonlyArray<Buffer>): void
-}
 const variants: Array<[string, Encode]> = [
   ["A", await import(`${resolve(positionals[0]!)}/src/sink/encode.ts`)],
   ["B", await import(`${resolve(positionals[1]!)}/src/sink/encode.ts`)]
@@ -47,31 +40,21 @@ const perBatch = Number(opts.batch)
 const batches: Array<TableRows> = []
 for (let i = 0; i < bundles.length; i += perBatch) batches.push(flattenBundles(bundles.slice(i, i + perBatch), { pageKv: true }))
 const tables = INSERT_ORDER.filter((t) => batches.some((b) => b[t].length > 0))
-const POOL_BYTES = 64 * 1024 * 1024
-const pools = new Map<string, ChunkPoolLike | undefined>(
-  variants.map(([k, m]) => {
-    const Pool = (m as { ChunkPool?: new (maxBytes: number) => ChunkPoolLike }).ChunkPool
-    return [k, k === "B" && opts["pool-b"] && Pool !== undefined ? new Pool(POOL_BYTES) : undefined]
-  })
-)
-
 const cpuUs = () => {
   const u = process.cpuUsage()
   return u.user + u.system
 }
 /** Encodes every batch's tables; the CPU of each table in us, and its bytes (all batches'). */
-const run = (k: string, m: Encode): Map<TableName, [number, Buffer]> => {
+const run = (m: Encode): Map<TableName, [number, Buffer]> => {
   const out = new Map<TableName, [number, Buffer]>()
-  const pool = pools.get(k)
   for (const rows of batches) {
     for (const t of tables) {
-      const e = (m.encoderFor as (t: string, c?: number, p?: ChunkPoolLike) => ReturnType<Encode["encoderFor"]>)(t, undefined, pool)
+      const e = m.encoderFor(t)
       const t0 = cpuUs()
       for (const r of rows[t]) e.add(r)
       const { chunks } = e.finishChunks()
       const us = cpuUs() - t0
       const body = Buffer.concat([out.get(t)?.[1] ?? Buffer.alloc(0), ...chunks])
-      pool?.give(chunks)
       out.set(t, [(out.get(t)?.[0] ?? 0) + us, body])
     }
   }
@@ -84,7 +67,7 @@ for (let r = 0; r <= rounds; r++) {
   const order = r % 2 === 0 ? variants : [...variants].reverse()
   const bodies = new Map<string, Map<TableName, [number, Buffer]>>()
   for (const [k, m] of order) {
-    const res = run(k, m)
+    const res = run(m)
     bodies.set(k, res)
     if (r === 0) continue // the warm-up round
     for (const [t, [us]] of res) {
@@ -97,8 +80,7 @@ for (let r = 0; r <= rounds; r++) {
 }
 const med = (a: ReadonlyArray<number>) => [...a].sort((x, y) => x - y)[a.length >> 1]!
 console.log(
-  `${txs} transactions in ${batches.length} batches, ${rounds} rounds after a warm-up, alternating; pools: ` +
-    `A ${pools.get("A") !== undefined}, B ${pools.get("B") !== undefined}; medians, encode CPU us/tx`
+  `${txs} transactions in ${batches.length} batches, ${rounds} rounds after a warm-up, alternating; medians, encode CPU us/tx`
 )
 console.log(`${"table".padEnd(22)} ${"rows".padStart(7)} ${"A".padStart(7)} ${"B".padStart(7)}`)
 let sumA = 0

@@ -64,10 +64,7 @@ export interface EncodedInsert {
   readonly table: string
   readonly columns: ReadonlyArray<string>
   readonly format: "JSONEachRow" | "JSONCompactEachRow" | "TabSeparated"
-  /**
-   * The bytes, whole or as the chunks an encoder wrote them into (sent or spooled one after another, never joined).
-   * Read only until the insert settles: the sink writes the next batch's rows over them after a success.
-   */
+  /** The bytes, whole or as the chunks an encoder wrote them into (sent or spooled one after another, never joined). */
   readonly body: Buffer | ReadonlyArray<Buffer>
   readonly settings?: Record<string, string | number>
 }

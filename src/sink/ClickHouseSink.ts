@@ -15,7 +15,7 @@ import { deleteIncomplete, type PartitionScope } from "./deleteIncomplete.js"
 import type { HashB64, MasterchainBundle } from "../ton/record.js"
 import { Lru } from "../trace/Lru.js"
 import { assignTraceIds, externalParents } from "../trace/traceIds.js"
-import { ChunkPool, encoderFor, type RowEncoder } from "./encode.js"
+import { encoderFor, type RowEncoder } from "./encode.js"
 import { latestAccountCodeRows } from "../flatten/latest_account_code.js"
 import { type CodeKvHooks, writeAccountCodes } from "../store/accountCodeKv.js"
 import { batchDigest, insertToken } from "./tokens.js"
@@ -107,13 +107,6 @@ export const TRACE_CACHE_ENTRIES = Math.floor(TRACE_CACHE_BYTES / 190)
  */
 export const V3_STATE_HISTORY_ENTRIES = 16_384
 
-/**
- * The encoders' chunks kept from one batch's inserts for the next batch's encoders (src/sink/encode.ts ChunkPool):
- * enough for a whole batch's bodies (a 16 MiB batch of records encodes to ~30-50 MB), so the encoders seldom take
- * memory from the allocator after the first batches.
- */
-export const ENCODER_POOL_BYTES = 64 * 1024 * 1024
-
 const failed = (what: string) => (cause: unknown) =>
   new ClickHouseError({ reason: reasonOfCode(cause) ?? "QueryFailed", message: `${what}: ${(cause as Error)?.message ?? String(cause)}`, cause })
 
@@ -133,8 +126,6 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
     const cache = new Lru<HashB64, HashB64>(options.traceCacheSize ?? TRACE_CACHE_ENTRIES)
     // The newest known account states' JSON the v3 page rows embed when a later bundle's line refers to one.
     const stateHistory = new StateHistory(V3_STATE_HISTORY_ENTRIES)
-    // Chunks given back once their insert is done (the insert reads its body before it settles).
-    const chunkPool = new ChunkPool(ENCODER_POOL_BYTES)
     const stored = yield* SubscriptionRef.make<StoredProgress>({ top: -1, transactions: 0, alreadyDone: 0 })
     const publish = (r: WriteResult) =>
       SubscriptionRef.update(stored, (p) => ({
@@ -184,7 +175,7 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
      */
     const encodeRows = (bundles: ReadonlyArray<MasterchainBundle>) => {
       // Each table's rows go into chunks of CHUNK_BYTES taken as they fill: nothing to size ahead, nothing copied.
-      const encoders = new Map<TableName, RowEncoder>(INSERT_ORDER.map((t) => [t, encoderFor(t, undefined, chunkPool)]))
+      const encoders = new Map<TableName, RowEncoder>(INSERT_ORDER.map((t) => [t, encoderFor(t)]))
       const start = threadCpuSeconds()
       let flatten = 0
       let mark = 0
@@ -281,8 +272,6 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
           )
           yield* Effect.raceFirst(insert, Effect.zipRight(beat, Effect.never))
           endTimer()
-          // The insert succeeded, so it has read its body: the chunks go to the next batch's encoders.
-          chunkPool.give(body)
           // The engine works on its own threads: the process's CPU while the insert ran is its cost.
           const insertCpu = processCpuSeconds() - cpuBefore
           metrics.stageCpuSeconds.inc({ stage: "insert" }, insertCpu)

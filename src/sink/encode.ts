@@ -44,46 +44,6 @@ const DQUOTE = 0x22
 const NO_BYTES = Buffer.alloc(0)
 
 /**
- * Chunks whose insert is done, kept for the next batch's encoders (at most `maxBytes` of them): a chunk taken fresh
- * from the allocator is new memory to the process (its pages faulted in as the encoder first writes them) and new
- * external memory to V8 (which collects the heap sooner for it); one taken back here is neither. Only a whole chunk
- * of `chunkBytes` is kept (one an encoder made larger for a long value is let go), each once. Whoever gives a chunk
- * back must be done with its bytes: an encoder of the next batch writes over them.
- */
-export class ChunkPool {
-  private readonly free: Array<Buffer> = []
-  private readonly held = new Set<ArrayBufferLike>()
-
-  constructor(
-    readonly maxBytes: number,
-    readonly chunkBytes: number = CHUNK_BYTES
-  ) {}
-
-  /** Bytes of the chunks held. */
-  get bytes(): number {
-    return this.free.length * this.chunkBytes
-  }
-
-  /** A chunk of `chunkBytes` to write over, undefined when none is held. */
-  take(): Buffer | undefined {
-    const c = this.free.pop()
-    if (c !== undefined) this.held.delete(c.buffer)
-    return c
-  }
-
-  /** The chunks of a body (`finishChunks`) whose bytes nobody reads any more. */
-  give(chunks: ReadonlyArray<Buffer>): void {
-    for (const c of chunks) {
-      if (this.bytes + this.chunkBytes > this.maxBytes) return
-      const whole = c.buffer
-      if (c.byteOffset !== 0 || whole.byteLength !== this.chunkBytes || this.held.has(whole)) continue
-      this.held.add(whole)
-      this.free.push(Buffer.from(whole, 0, this.chunkBytes))
-    }
-  }
-}
-
-/**
  * What both formats share: one line per row written as UTF-8 straight into fixed-size chunks (no line strings, no
  * joined slices, no concatenation at the end), the table's columns its first row's keys. A format says only how a
  * row's values are written. Each value is written whole into one chunk (a value that does not fit in what is left of
@@ -103,9 +63,7 @@ abstract class ByteRowEncoder {
 
   constructor(
     protected readonly table: string,
-    private readonly chunkBytes: number = CHUNK_BYTES,
-    /** Where chunks come from before the allocator (their size must be `chunkBytes`). */
-    private readonly pool?: ChunkPool
+    private readonly chunkBytes: number = CHUNK_BYTES
   ) {}
 
   get rows(): number {
@@ -170,7 +128,7 @@ abstract class ByteRowEncoder {
       this.used.push(this.len)
       this.fullBytes += this.len
     }
-    this.buf = (n <= this.chunkBytes ? this.pool?.take() : undefined) ?? Buffer.allocUnsafe(Math.max(this.chunkBytes, n))
+    this.buf = Buffer.allocUnsafe(Math.max(this.chunkBytes, n))
     this.len = 0
   }
 
@@ -386,10 +344,6 @@ export type RowEncoder = CompactRowEncoder | TsvRowEncoder
 /** Tables whose rows go as TabSeparated: numbers, strings and arrays only, most bytes in JSON texts. */
 const TSV_TABLES: ReadonlySet<string> = new Set(["tx_pages", "v3_pages", "v2_pages", "mc_shards_kv"])
 
-/**
- * The encoder the sink uses for a table's insert; with a pool, its chunks are the pool's size and come from it first.
- */
-export const encoderFor = (table: string, chunkBytes?: number, pool?: ChunkPool): RowEncoder => {
-  const size = pool?.chunkBytes ?? chunkBytes
-  return TSV_TABLES.has(table) ? new TsvRowEncoder(table, size, pool) : new CompactRowEncoder(table, size, pool)
-}
+/** The encoder the sink uses for a table's insert. */
+export const encoderFor = (table: string, chunkBytes?: number): RowEncoder =>
+  TSV_TABLES.has(table) ? new TsvRowEncoder(table, chunkBytes) : new CompactRowEncoder(table, chunkBytes)

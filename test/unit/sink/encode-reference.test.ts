@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest"
 import { flattenBundles, INSERT_ORDER, type TableRows, UnstorableRecordError } from "../../../src/flatten/index.js"
 import { assembleBundle, pipelineDecode } from "../../../src/producer/assemble.js"
-import { CHUNK_BYTES, ChunkPool, CompactRowEncoder, encoderFor, TsvRowEncoder } from "../../../src/sink/encode.js"
+import { CHUNK_BYTES, CompactRowEncoder, encoderFor, TsvRowEncoder } from "../../../src/sink/encode.js"
 import type { MasterchainBundle } from "../../../src/ton/record.js"
 import { mixedChain } from "../../../tools/fake/mixedChain.js"
 import { rawBundle } from "../../support/pipeline/chainUpstream.js"
@@ -156,52 +156,6 @@ describe("sink encoders against the reference encoders", () => {
       e.add({ a: "tail", b: 3 })
     }
     expect(ours.finish().body.equals(ref.finish().body)).toBe(true)
-  })
-
-  it("write each batch over the chunks the batch before gave back to their pool, the bytes as without it", () => {
-    const bundles = chainBundles(42, 4, 20)
-    const pool = new ChunkPool(64 * 1024 * 1024, 8192)
-    const given = new Set<ArrayBufferLike>()
-    let reused = 0
-    for (let i = 0; i < bundles.length; i += 2) {
-      const rows = flattenBundles(bundles.slice(i, i + 2))
-      for (const table of INSERT_ORDER) {
-        const ours = encoderFor(table, undefined, pool)
-        const ref = reference(table)
-        for (const row of rows[table]) {
-          ours.add(row)
-          ref.add(row)
-        }
-        const { chunks } = ours.finishChunks()
-        expect(Buffer.concat(chunks).equals(ref.finish().body), table).toBe(true)
-        for (const c of chunks) if (given.has(c.buffer)) reused++
-        pool.give(chunks)
-        for (const c of chunks) given.add(c.buffer)
-      }
-    }
-    expect(reused).toBeGreaterThan(20)
-  })
-
-  it("keep in their pool only whole chunks of its size, each once, up to its bytes", () => {
-    // chunks of 5,000 bytes: smaller ones would be slices of Node's shared allocation pool, which no pool may keep
-    const pool = new ChunkPool(3 * 5000, 5000)
-    const e = new TsvRowEncoder("t", 5000, pool)
-    // a value longer than a chunk gets a chunk of its own size: not the pool's
-    for (const s of ["a".repeat(3000), "b".repeat(3000), "c".repeat(9000), "d".repeat(3000)]) e.add({ s })
-    const { chunks } = e.finishChunks()
-    expect(chunks.map((c) => c.buffer.byteLength)).toEqual([5000, 5000, 9000, 5000])
-    pool.give(chunks)
-    pool.give(chunks)
-    expect(pool.bytes).toBe(15_000)
-    const taken = [pool.take(), pool.take(), pool.take(), pool.take()]
-    expect(taken[3]).toBeUndefined()
-    expect(new Set(taken.slice(0, 3).map((c) => c!.buffer)).size).toBe(3)
-    expect(taken.slice(0, 3).every((c) => c!.length === 5000 && chunks.some((k) => k.buffer === c!.buffer))).toBe(true)
-    // a slice of a larger buffer, a buffer of another size and Node's small pooled buffers are never kept
-    pool.give([Buffer.allocUnsafe(10_000).subarray(5000), Buffer.allocUnsafe(6000).subarray(0, 5000), Buffer.allocUnsafe(100)])
-    expect(pool.bytes).toBe(0)
-    pool.give([Buffer.allocUnsafe(5000), Buffer.allocUnsafe(5000), Buffer.allocUnsafe(5000), Buffer.allocUnsafe(5000)])
-    expect(pool.bytes).toBe(15_000)
   })
 
   it("leave nothing of a refused row behind", () => {
