@@ -17,13 +17,10 @@ import { draftTransactions, type Drafts } from "../src/kafka/transactions.js"
 import { processCpuSeconds, threadCpuSeconds } from "../src/ops/cpu.js"
 import { prepare } from "../src/producer/assemble.js"
 import { assembleBlockFiles } from "../src/producer/blockFiles.js"
-import { type BlockFilesBundle, blockFile } from "../src/source/liteserver/blockFiles.js"
-import { blockKey } from "../src/source/shard.js"
 import { installFastCellHash } from "../src/ton/fastHash.js"
 import type { MasterchainBundle } from "../src/ton/record.js"
 import { draftTransactionsReference } from "../test/support/draftsReference.js"
-import { withBlockFiles } from "../tools/fake/liteserver/blocks.js"
-import { loadGeneratedChain } from "../tools/gen/chain.js"
+import { generatedBlockFileBundles } from "./lib/chain.js"
 
 const USAGE = `Usage: npx tsx bench/decodeWorker.ts --gen-dir DIR [--rounds 6] [--mc 0] [--variants main,project] [--only-variant NAME]
   The decode worker's work on block files, by stage, drafts renderers in alternating rounds.`
@@ -54,23 +51,7 @@ if (asWorker) renderers.worker = draftTransactions
 for (const n of names) if (renderers[n] === undefined) throw new Error(`unknown variant ${n}`)
 
 installFastCellHash()
-const generated = await loadGeneratedChain(args["gen-dir"])
-const lite = withBlockFiles(generated)
-const chain = lite.chain
-const seqnos = [...chain.masterchain.keys()].sort((a, b) => a - b)
-const limit = Number(args.mc) > 0 ? Number(args.mc) : seqnos.length
-const bundles: Array<BlockFilesBundle> = []
-for (const seqno of seqnos.slice(0, limit)) {
-  const mc = chain.masterchain.get(seqno)!
-  const files = [mc.block, ...mc.shardBlocks].map((b) => {
-    const data = lite.files.get(blockKey(b.record.id))!
-    const f = blockFile(b.record.id, data)
-    if (Either.isLeft(f)) throw f.left
-    return f.right
-  })
-  bundles.push({ mc_seqno: seqno, blocks: files, shard_tops: mc.shardTops, states: "block" })
-}
-const network = chain.network
+const { bundles, network } = await generatedBlockFileBundles(args["gen-dir"], Number(args.mc))
 
 /** What the collector did during `f`: its pauses' time and the heap it freed (the garbage `f` left, roughly). */
 const collected = <A>(f: () => A): [A, { readonly ms: number; readonly freed: number; readonly gcs: number }] => {

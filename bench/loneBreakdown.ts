@@ -10,11 +10,11 @@
 //   BENCH_STORE_DIR=<copy> [BENCH_PROJECT_DIR=<tree>] [BENCH_SINGLES=300] [BENCH_PORT=41500]
 //   [BENCH_API_NODE_ARGS="..."] [BENCH_API_ENV="K=V ..."] nice -n 5 npx tsx bench/loneBreakdown.ts
 import { existsSync, readFileSync, rmSync } from "node:fs"
-import { connect, type Socket } from "node:net"
 import { loadavg, tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { threadStats } from "./lib/proc.js"
 import { benchApiNodeArgs, startApiRunnable } from "./lib/runnable.js"
+import { socketClient } from "./lib/socketClient.js"
 import { benchStore } from "./lib/store.js"
 
 const { dir, stamp } = benchStore()
@@ -47,35 +47,9 @@ const paths = Array.from({ length: singles }, () => {
   return `/api/v3/masterchainBlockShardState?seqno=${stamp.first + (x % (stamp.last - stamp.first + 1))}&limit=40`
 })
 
-// A keep-alive socket: the request's bytes written at once, the answer read to its Content-Length.
-const socket: Socket = await new Promise((ok, fail) => {
-  const s = connect(port, "127.0.0.1", () => ok(s))
-  s.on("error", fail)
-})
-socket.setNoDelay(true)
-let pending: { buf: Buffer; need: number; resolve: (n: number) => void } | null = null
-socket.on("data", (d: Buffer) => {
-  const p = pending
-  if (p === null) return
-  p.buf = p.buf.length === 0 ? d : Buffer.concat([p.buf, d])
-  if (p.need < 0) {
-    const head = p.buf.indexOf("\r\n\r\n")
-    if (head < 0) return
-    const m = /content-length: *(\d+)/i.exec(p.buf.toString("latin1", 0, head))
-    if (m === null) throw new Error("an answer without Content-Length")
-    p.need = head + 4 + Number(m[1])
-  }
-  if (p.buf.length >= p.need) {
-    pending = null
-    p.resolve(p.need)
-  }
-})
+const socket = await socketClient(port)
 const clients: Record<string, (path: string) => Promise<number>> = {
-  socket: (path) =>
-    new Promise((ok) => {
-      pending = { buf: Buffer.alloc(0), need: -1, resolve: ok }
-      socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`)
-    }),
+  socket: socket.get,
   fetch: async (path) => {
     const res = await fetch(base + path)
     const body = await res.arrayBuffer()
@@ -178,6 +152,6 @@ console.log(
     .map(([k, v]) => `${k} ${(v / n).toFixed(2)}`)
     .join(", ")}`
 )
-socket.destroy()
+socket.close()
 await api.stop()
 rmSync(stampsFile, { force: true })

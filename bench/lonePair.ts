@@ -13,11 +13,11 @@
 //   BENCH_STORE_DIRS=<copy 1>,<copy 2> [BENCH_PROJECT_DIR=<tree>] [BENCH_SINGLES=300] [BENCH_PORT=41500]
 //   [BENCH_WARM=1] nice -n 5 npx tsx bench/lonePair.ts
 import { readFileSync } from "node:fs"
-import { connect, type Socket } from "node:net"
 import { loadavg } from "node:os"
 import { join, resolve } from "node:path"
 import { readStat } from "./lib/proc.js"
 import { benchApiNodeArgs, startApiRunnable, type Runnable } from "./lib/runnable.js"
+import { socketClient } from "./lib/socketClient.js"
 
 const project = resolve(process.env.BENCH_PROJECT_DIR ?? join(import.meta.dirname, ".."))
 const port0 = Number(process.env.BENCH_PORT ?? 41500)
@@ -52,41 +52,6 @@ const pageOf = (): string => {
   return `/api/v3/masterchainBlockShardState?seqno=${stamp.first + (x % (stamp.last - stamp.first + 1))}&limit=40`
 }
 const paths = Array.from({ length: singles }, pageOf)
-
-/** A keep-alive socket to a port: each request's bytes written at once, its answer read to its Content-Length. */
-const socketClient = async (port: number): Promise<{ get: (path: string) => Promise<number>; close: () => void }> => {
-  const socket: Socket = await new Promise((ok, fail) => {
-    const s = connect(port, "127.0.0.1", () => ok(s))
-    s.on("error", fail)
-  })
-  socket.setNoDelay(true)
-  let pending: { buf: Buffer; need: number; resolve: (n: number) => void } | null = null
-  socket.on("data", (d: Buffer) => {
-    const p = pending
-    if (p === null) return
-    p.buf = p.buf.length === 0 ? d : Buffer.concat([p.buf, d])
-    if (p.need < 0) {
-      const head = p.buf.indexOf("\r\n\r\n")
-      if (head < 0) return
-      const m = /content-length: *(\d+)/i.exec(p.buf.toString("latin1", 0, head))
-      if (m === null) throw new Error("an answer without Content-Length")
-      if (!p.buf.toString("latin1", 0, 12).endsWith("200")) throw new Error(`not 200: ${p.buf.toString("latin1", 0, 40)}`)
-      p.need = head + 4 + Number(m[1])
-    }
-    if (p.buf.length >= p.need) {
-      pending = null
-      p.resolve(p.need)
-    }
-  })
-  return {
-    get: (path) =>
-      new Promise((ok) => {
-        pending = { buf: Buffer.alloc(0), need: -1, resolve: ok }
-        socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`)
-      }),
-    close: () => socket.destroy()
-  }
-}
 
 const fetchBody = async (url: string): Promise<number> => {
   const res = await fetch(url)

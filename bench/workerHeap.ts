@@ -18,13 +18,11 @@ import { assembleBlockFiles } from "../src/producer/blockFiles.js"
 import { workerLimits, workerScript } from "../src/producer/DecodePool.js"
 import { WORKER_BUNDLE } from "../src/producer/workerBundle.js"
 import type { DecodeReply, DecodeRequest, ThreadHeap } from "../src/producer/decodeWorker.js"
-import { type BlockFilesBundle, blockFile, movableBuffers, ownBlockFile } from "../src/source/liteserver/blockFiles.js"
-import { blockKey } from "../src/source/shard.js"
+import { movableBuffers, ownBlockFile } from "../src/source/liteserver/blockFiles.js"
 import { bodyMemoStats, resetBodyMemo } from "../src/ton/bodies/decode.js"
 import { installFastCellHash } from "../src/ton/fastHash.js"
 import { bodyTextMemoStats, resetBodyTextMemo } from "../src/ton/v3Text.js"
-import { withBlockFiles } from "../tools/fake/liteserver/blocks.js"
-import { loadGeneratedChain } from "../tools/gen/chain.js"
+import { generatedBlockFileBundles } from "./lib/chain.js"
 
 const USAGE = `Usage: npx tsx bench/workerHeap.ts --gen-dir DIR [--mc 0] [--text-chars 16777216,4194304,1048576,262144] [--worker-only] [--snapshot FILE] [--young MB]
   The decode worker's isolate: its body memos by size, its heap as it answers, a heap snapshot summed.`
@@ -107,21 +105,7 @@ if (args["gen-dir"] === undefined) {
   process.exit(2)
 }
 installFastCellHash()
-const lite = withBlockFiles(await loadGeneratedChain(args["gen-dir"]))
-const chain = lite.chain
-const seqnos = [...chain.masterchain.keys()].sort((a, b) => a - b)
-const limit = Number(args.mc) > 0 ? Number(args.mc) : seqnos.length
-const bundles: Array<BlockFilesBundle> = []
-for (const seqno of seqnos.slice(0, limit)) {
-  const mc = chain.masterchain.get(seqno)!
-  const files = [mc.block, ...mc.shardBlocks].map((b) => {
-    const f = blockFile(b.record.id, lite.files.get(blockKey(b.record.id))!)
-    if (Either.isLeft(f)) throw f.left
-    return f.right
-  })
-  bundles.push({ mc_seqno: seqno, blocks: files, shard_tops: mc.shardTops, states: "block" })
-}
-const network = chain.network
+const { bundles, network } = await generatedBlockFileBundles(args["gen-dir"], Number(args.mc))
 const pct = (a: number, b: number) => (b === 0 ? "-" : `${((100 * a) / b).toFixed(1)}%`)
 
 if (args["worker-only"] !== true) {

@@ -4,6 +4,11 @@ import { encoderFor, type RowEncoder } from "../../src/sink/encode.js"
 import type { pipelineDecode } from "../../src/producer/assemble.js"
 import type { MasterchainBundle } from "../../src/ton/record.js"
 import type { ChainData } from "../../tools/fake/ChainData.js"
+import { Either } from "effect"
+import { type BlockFilesBundle, blockFile } from "../../src/source/liteserver/blockFiles.js"
+import { blockKey } from "../../src/source/shard.js"
+import { withBlockFiles } from "../../tools/fake/liteserver/blocks.js"
+import { loadGeneratedChain } from "../../tools/gen/chain.js"
 
 export { mixedChain as benchChain } from "../../tools/fake/mixedChain.js"
 
@@ -54,4 +59,28 @@ export const encodedBatches = (
     out.push(one)
   }
   return out
+}
+
+/**
+ * A generated chain's first `mc` masterchain blocks (all when `mc` is not above 0) as the liteserver source hands them
+ * to the decode worker: each block's file and its shard blocks' files, in seqno order; with the chain's network.
+ */
+export const generatedBlockFileBundles = async (
+  genDir: string,
+  mc: number
+): Promise<{ readonly bundles: Array<BlockFilesBundle>; readonly network: string }> => {
+  const lite = withBlockFiles(await loadGeneratedChain(genDir))
+  const chain = lite.chain
+  const seqnos = [...chain.masterchain.keys()].sort((a, b) => a - b)
+  const bundles: Array<BlockFilesBundle> = []
+  for (const seqno of seqnos.slice(0, mc > 0 ? mc : seqnos.length)) {
+    const block = chain.masterchain.get(seqno)!
+    const files = [block.block, ...block.shardBlocks].map((b) => {
+      const f = blockFile(b.record.id, lite.files.get(blockKey(b.record.id))!)
+      if (Either.isLeft(f)) throw f.left
+      return f.right
+    })
+    bundles.push({ mc_seqno: seqno, blocks: files, shard_tops: block.shardTops, states: "block" })
+  }
+  return { bundles, network: chain.network }
 }
