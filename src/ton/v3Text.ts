@@ -21,7 +21,7 @@ import type {
 } from "./record.js"
 import { goString, loadSnakeLenient } from "./text.js"
 import { opcodeHex, shardHex, type V3Shape } from "./v3.js"
-import { Lru } from "../trace/Lru.js"
+import { Lru, type LruStats } from "../trace/Lru.js"
 
 // A string JSON and Go write as it stands between quotes: printable ASCII without '"', '\' and Go's <, >, &.
 const PLAIN = /^[\x20\x21\x23-\x25\x27-\x3b\x3d\x3f-\x5b\x5d-\x7e]*$/
@@ -44,21 +44,8 @@ export const BODY_TEXT_MEMO_CHARS = 16 * 1024 * 1024
 const textMemo = (chars: number) => new Lru<HashB64, string>(4096, { maxWeight: chars, weigh: (t) => 32 + t.length })
 let texts = textMemo(BODY_TEXT_MEMO_CHARS)
 
-/** What a thread's body memo holds now and what it caught since it was made: entries, weight, lookups' hits and misses. */
-export interface MemoStats {
-  readonly entries: number
-  readonly weight: number
-  readonly hits: number
-  readonly misses: number
-}
-
 /** This thread's text memo (weight in characters). */
-export const bodyTextMemoStats = (): MemoStats => ({
-  entries: texts.size,
-  weight: texts.weight,
-  hits: texts.hits,
-  misses: texts.misses
-})
+export const bodyTextMemoStats = (): LruStats => texts.stats()
 
 /** A fresh, empty text memo of at most `chars` on this thread (benches measuring what a size catches). */
 export const resetBodyTextMemo = (chars: number = BODY_TEXT_MEMO_CHARS): void => {

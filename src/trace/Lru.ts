@@ -10,14 +10,23 @@ export interface LruBudget<V> {
   readonly weigh: (value: V) => number
 }
 
+/** What an Lru holds now and what its lookups found since it was made (what a memo's size buys). */
+export interface LruStats {
+  readonly entries: number
+  /** Total weight of the entries (0 without a budget). */
+  readonly weight: number
+  readonly hits: number
+  readonly misses: number
+}
+
 export class Lru<K, V> {
   private readonly entries = new Map<K, V>()
   /** Each entry's weight, when there is a budget (eviction order is the entries' own). */
   private readonly weights: Map<K, number> | undefined
   private total = 0
-  /** Lookups that found their key, and lookups that did not (what a memo's size buys). */
-  hits = 0
-  misses = 0
+  /** Lookups that found their key, and lookups that did not. */
+  private hits = 0
+  private misses = 0
 
   constructor(
     readonly capacity: number,
@@ -33,6 +42,10 @@ export class Lru<K, V> {
   /** Total weight of the entries (0 without a budget). */
   get weight(): number {
     return this.total
+  }
+
+  stats(): LruStats {
+    return { entries: this.entries.size, weight: this.total, hits: this.hits, misses: this.misses }
   }
 
   get(key: K): V | undefined {

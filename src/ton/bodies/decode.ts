@@ -7,7 +7,7 @@
  * {"@type":"text_comment","comment":...,"type":"text_comment"}; an empty body is {"@type":"empty_cell"}.
  */
 import { Cell, type Slice } from "@ton/core"
-import { Lru } from "../../trace/Lru.js"
+import { Lru, type LruStats } from "../../trace/Lru.js"
 import { CellValue, type Cons, Interpreter, markerBoc, NO_PARSE, Scheme, SchemeError, type TlbJson } from "./interpret.js"
 import { loadSmallUint } from "./bits.js"
 import { OPCODE_NAMES } from "./opcodeNames.js"
@@ -305,7 +305,7 @@ const objectMemo = (bytes: number) =>
 let memo = objectMemo(BODY_MEMO_BYTES)
 
 /** This thread's object memo: entries, weight (estimated bytes), lookups' hits and misses since it was made. */
-export const bodyMemoStats = () => ({ entries: memo.size, weight: memo.weight, hits: memo.hits, misses: memo.misses })
+export const bodyMemoStats = (): LruStats => memo.stats()
 
 /** A fresh, empty object memo of at most `bytes` on this thread (benches measuring what a size catches). */
 export const resetBodyMemo = (bytes: number = BODY_MEMO_BYTES): void => {

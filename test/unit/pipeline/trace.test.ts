@@ -75,6 +75,16 @@ describe("Lru", () => {
     expect(lru.get("a")).toBe(1)
     expect(lru.size).toBe(2)
   })
+
+  it("counts its lookups' hits and misses and tells what it holds", () => {
+    const lru = new Lru<string, string>(100, { maxWeight: 10, weigh: (v) => v.length })
+    expect(lru.stats()).toEqual({ entries: 0, weight: 0, hits: 0, misses: 0 })
+    lru.set("a", "xyz")
+    lru.get("a")
+    lru.get("a")
+    lru.get("b")
+    expect(lru.stats()).toEqual({ entries: 1, weight: 3, hits: 2, misses: 1 })
+  })
 })
 
 describe("Lru with a weight budget", () => {
