@@ -3,14 +3,10 @@
 // decodeWorker.bundle.js, the script the runnables' decode pool starts (src/producer/workerBundle.ts says why).
 // Usage: node scripts/bundle-worker.mjs [OUT_FILE (default that path)]. Invariant: the file is replaced whole (a
 // temporary file renamed), so a pool starting meanwhile reads the old bundle or the new one.
-import { renameSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 
 const root = new URL("..", import.meta.url).pathname
 const producer = join(root, "dist", "src", "producer")
-const { bundleDecodeWorker, WORKER_BUNDLE } = await import(join(producer, "workerBundle.js"))
+const { bundleDecodeWorker, WORKER_BUNDLE, writeBundle } = await import(join(producer, "workerBundle.js"))
 const out = process.argv[2] ?? join(producer, WORKER_BUNDLE)
-const code = await bundleDecodeWorker(join(producer, "decodeWorker.js"))
-const tmp = `${out}.${process.pid}.tmp`
-writeFileSync(tmp, code)
-renameSync(tmp, out)
+writeBundle(out, await bundleDecodeWorker(join(producer, "decodeWorker.js")))

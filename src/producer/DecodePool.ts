@@ -8,7 +8,7 @@
  * later request with DecodePoolError (never a hang), and closing the scope terminates every thread. */
 import { Effect, Schema, type Scope } from "effect"
 import { createHash } from "node:crypto"
-import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs"
+import { existsSync } from "node:fs"
 import path from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { Worker, type ResourceLimits } from "node:worker_threads"
@@ -18,7 +18,7 @@ import type { RawMasterchainBundle } from "../source/Upstream.js"
 import { type BlockFile, type BlockFilesBundle, joinBlockFiles, movableBuffers } from "../source/liteserver/blockFiles.js"
 import { deadBundle, finishBundle, prepare, type Decoded, type Prepared } from "./assemble.js"
 import type { DecodeReply, DecodeRequest, ThreadHeap } from "./decodeWorker.js"
-import { bundleDecodeWorker, WORKER_BUNDLE } from "./workerBundle.js"
+import { bundleDecodeWorker, WORKER_BUNDLE, writeBundle } from "./workerBundle.js"
 
 export class DecodePoolError extends Schema.TaggedError<DecodePoolError>()("DecodePoolError", {
   reason: Schema.Literal("start", "crashed"),
@@ -118,12 +118,7 @@ const findWorkerScript = async (): Promise<URL> => {
   const code = await bundleDecodeWorker(fileURLToPath(new URL("./decodeWorker.ts", self)))
   const dir = fileURLToPath(new URL("../../.cache/decode-worker/", self))
   const file = path.join(dir, `decodeWorker-${createHash("sha256").update(code).digest("hex").slice(0, 16)}.mjs`)
-  if (!existsSync(file)) {
-    mkdirSync(dir, { recursive: true })
-    const tmp = `${file}.${process.pid}.tmp`
-    writeFileSync(tmp, code)
-    renameSync(tmp, file)
-  }
+  if (!existsSync(file)) writeBundle(file, code)
   return pathToFileURL(file)
 }
 

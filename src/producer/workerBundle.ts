@@ -9,7 +9,9 @@
  * 20.1 MB after a full collection in the producer on the 50k chain; BENCHMARKS.md, "Ingest: what the decode worker's
  * isolate holds").
  */
+import { mkdirSync, renameSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
+import path from "node:path"
 import { pathToFileURL } from "node:url"
 
 /** The bundle's file name, beside the compiled DecodePool.js in dist/. */
@@ -30,4 +32,15 @@ export const bundleDecodeWorker = async (entry: string): Promise<string> => {
     logLevel: "silent"
   })
   return built.outputFiles[0]!.text
+}
+
+/**
+ * Writes a bundle to `file` whole (a temporary file renamed over it, its folder made if missing): a pool starting
+ * meanwhile, in this process or another, reads the old bundle or the new one, never part of one.
+ */
+export const writeBundle = (file: string, code: string): void => {
+  mkdirSync(path.dirname(file), { recursive: true })
+  const tmp = `${file}.${process.pid}.tmp`
+  writeFileSync(tmp, code)
+  renameSync(tmp, file)
 }
