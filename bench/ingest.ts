@@ -297,7 +297,8 @@ const child = (
     ...runnable.flags,
     ...nodeFlags,
     ...ownFlags,
-    ...(args.runtime === "tsx" ? ["--import", "tsx", script] : [join("dist", script.replace(/\.ts$/, ".js"))])
+    // compiled: the file the npm script runs (the producer's bundle, the other runnables' compiled modules)
+    ...(args.runtime === "tsx" ? ["--import", "tsx", script] : [runnable.file])
   ]
   const proc = spawn(process.execPath, argv, {
     cwd: repoRoot,

@@ -1,6 +1,7 @@
 /**
  * Start-up and memory of the runnables, run from TypeScript through tsx (`node --import tsx pipelines/x.ts`) and as
- * compiled JavaScript (`node dist/pipelines/x.js`, after `npm run build`), one process at a time on this machine.
+ * compiled JavaScript (the file its npm script starts: `node dist/pipelines/x.js`, the producer's bundle
+ * dist/pipelines/producer.bundle.js; after `npm run build`), one process at a time on this machine.
  * Prints, per runtime and runnable: time to the first output line, time to ready (the API listening, the producer's
  * backfill summary), CPU seconds and peak RSS (the kernel's VmHWM, sampled from /proc until the process exits).
  * Usage: npm run build && npx tsx bench/startup.ts [--rounds 1]. Numbers are printed, never asserted.
@@ -11,6 +12,7 @@ import { cpus, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { parseCli } from "../src/infra/cli.js"
 import { peakRssBytes, readStat } from "./lib/proc.js"
+import { runnableCommand } from "./lib/runnable.js"
 import { repoRoot } from "../src/infra/paths.js"
 import { startLocalKafka } from "../src/infra/kafkaBroker.js"
 import { startFakeToncenter } from "../tools/fake/server.js"
@@ -82,7 +84,8 @@ const measure = (
 
 const runtimes = {
   tsx: (name: string) => ["--import", "tsx", `pipelines/${name}.ts`],
-  node: (name: string) => [`dist/pipelines/${name}.js`]
+  // the file the runnable's npm script starts (the producer's bundle; `npm start` runs all)
+  node: (name: string) => [runnableCommand(name === "all" ? "start" : name, repoRoot).file]
 } as const
 
 const fmt = (ms: number | undefined) => (ms === undefined ? "-" : `${(ms / 1000).toFixed(2)} s`)

@@ -1,6 +1,6 @@
-// The pre-hook of `npm start` and every pipeline script: compiles to dist/ and bundles the decode worker there
-// (`npm run build`) only when a TypeScript source, the build config or package.json is newer than the last build, so
-// an unchanged tree starts at once.
+// The pre-hook of `npm start` and every pipeline script: runs the build (scripts/build.mjs, as `npm run build` does:
+// compiles to dist/, bundles the decode worker and the runnables there) only when a TypeScript source, a build
+// script, the build config or package.json is newer than the last build, so an unchanged tree starts at once.
 // Invariant: after it succeeds, dist/ holds the compilation of the current sources (tsc's own incremental build
 // decides what to re-emit; this only skips starting it when nothing changed).
 import { spawnSync } from "node:child_process"
@@ -16,7 +16,7 @@ const newest = (dir) => {
   for (const e of readdirSync(dir, { withFileTypes: true })) {
     const p = join(dir, e.name)
     if (e.isDirectory()) t = Math.max(t, newest(p))
-    else if (e.name.endsWith(".ts")) t = Math.max(t, statSync(p).mtimeMs)
+    else if (e.name.endsWith(".ts") || e.name.endsWith(".mjs")) t = Math.max(t, statSync(p).mtimeMs)
   }
   return t
 }
@@ -28,11 +28,8 @@ const sources = () =>
   )
 
 if (!existsSync(stamp) || statSync(stamp).mtimeMs < sources()) {
-  const tsc = join(root, "node_modules", "typescript", "bin", "tsc")
-  const r = spawnSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json")], { stdio: "inherit" })
+  // the build's own steps (scripts/build.mjs, which `npm run build` runs too)
+  const r = spawnSync(process.execPath, [join(root, "scripts", "build.mjs")], { stdio: "inherit" })
   if (r.status !== 0) process.exit(r.status ?? 1)
-  // the decode worker's bundle (scripts/bundle-worker.mjs), which the runnables' decode pool starts
-  const b = spawnSync(process.execPath, [join(root, "scripts", "bundle-worker.mjs")], { stdio: "inherit" })
-  if (b.status !== 0) process.exit(b.status ?? 1)
   writeFileSync(stamp, `${new Date().toISOString()}\n`)
 }

@@ -66,17 +66,19 @@ export const startApiRunnable = async (opts: {
 export const benchApiNodeArgs = (): Array<string> =>
   (process.env.BENCH_API_NODE_ARGS ?? "").split(" ").filter((a) => a.length > 0)
 
-/** How an npm script starts its runnable: the variables set before `node`, and Node's flags before the script's file. */
+/** How an npm script starts its runnable: the variables set before `node`, Node's flags, and the script's file. */
 export interface RunnableCommand {
   readonly env: Record<string, string>
   readonly flags: Array<string>
+  /** The file `node` runs, relative to the project (e.g. dist/pipelines/producer.bundle.js). */
+  readonly file: string
 }
 
 /**
  * How package.json's `scripts[name]` starts its runnable: `[NAME=VALUE ...] node [flags ...] file [args ...]` (e.g.
- * "MALLOC_ARENA_MAX=2 node --max-semi-space-size=4 dist/pipelines/producer.js" gives env { MALLOC_ARENA_MAX: "2" }
- * and flags ["--max-semi-space-size=4"]), so that a bench starting the runnable itself starts it as `npm run <name>`
- * does. Throws when the script is missing or does not run `node`.
+ * "MALLOC_ARENA_MAX=2 node --max-semi-space-size=4 dist/pipelines/producer.js" gives env { MALLOC_ARENA_MAX: "2" },
+ * flags ["--max-semi-space-size=4"] and file "dist/pipelines/producer.js"), so that a bench starting the runnable
+ * itself starts it as `npm run <name>` does. Throws when the script is missing, does not run `node` or names no file.
  */
 export const runnableCommand = (name: string, project: string): RunnableCommand => {
   const pkg = JSON.parse(readFileSync(join(project, "package.json"), "utf8")) as { scripts?: Record<string, string> }
@@ -86,5 +88,6 @@ export const runnableCommand = (name: string, project: string): RunnableCommand 
   if (node < 0 || words[node] !== "node") throw new Error(`package.json script ${name}: not a "node ..." command: ${String(script)}`)
   const env = Object.fromEntries(words.slice(0, node).map((w) => [w.slice(0, w.indexOf("=")), w.slice(w.indexOf("=") + 1)]))
   const file = words.findIndex((w, i) => i > node && !w.startsWith("-"))
-  return { env, flags: words.slice(node + 1, file < 0 ? words.length : file) }
+  if (file < 0) throw new Error(`package.json script ${name}: no file after node: ${String(script)}`)
+  return { env, flags: words.slice(node + 1, file), file: words[file]! }
 }

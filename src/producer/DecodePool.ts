@@ -13,6 +13,7 @@ import path from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { Worker, type ResourceLimits } from "node:worker_threads"
 import { DEFAULT_DECODE_YOUNG_MB } from "../config.js"
+import { repoRoot } from "../infra/paths.js"
 import { threadCpuSeconds } from "../ops/cpu.js"
 import type { RawMasterchainBundle } from "../source/Upstream.js"
 import { type BlockFile, type BlockFilesBundle, joinBlockFiles, movableBuffers } from "../source/liteserver/blockFiles.js"
@@ -104,17 +105,28 @@ interface Job {
 
 /**
  * The worker's script: the worker's modules bundled into one (workerBundle.ts). The runnables run compiled
- * JavaScript, where it is decodeWorker.bundle.js, written beside this file by `npm run build`. Only when run from
- * TypeScript sources (tests, development through tsx) is it bundled once per process, written under .cache/ where
- * it resolves @ton/* from the project. A thread that registered tsx's loader instead costs about twice the memory
+ * JavaScript, where it is dist/src/producer/decodeWorker.bundle.js, written by `npm run build` (builtWorkerScript).
+ * Only when run from TypeScript sources (tests, development through tsx) is it bundled once per process, written
+ * under .cache/ where it resolves @ton/* from the project. A thread that registered tsx's loader instead costs about twice the memory
  * and several seconds to start.
  */
 export const workerScript = (): Promise<URL> => (scriptMemo ??= findWorkerScript())
 let scriptMemo: Promise<URL> | undefined
 
+/**
+ * The build's worker bundle under the project `root` (dist/src/producer/), where compiled code finds it wherever it
+ * runs from (dist/src/producer/DecodePool.js, or a runnable's bundle in dist/pipelines/); a missing one is an error
+ * that says to build.
+ */
+export const builtWorkerScript = (root: string): URL => {
+  const file = path.join(root, "dist", "src", "producer", WORKER_BUNDLE)
+  if (!existsSync(file)) throw new Error(`the decode worker's bundle ${file} is missing: run \`npm run build\``)
+  return pathToFileURL(file)
+}
+
 const findWorkerScript = async (): Promise<URL> => {
   const self = import.meta.url
-  if (!self.endsWith(".ts")) return new URL(`./${WORKER_BUNDLE}`, self)
+  if (!self.endsWith(".ts")) return builtWorkerScript(repoRoot)
   const code = await bundleDecodeWorker(fileURLToPath(new URL("./decodeWorker.ts", self)))
   const dir = fileURLToPath(new URL("../../.cache/decode-worker/", self))
   const file = path.join(dir, `decodeWorker-${createHash("sha256").update(code).digest("hex").slice(0, 16)}.mjs`)
