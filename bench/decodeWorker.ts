@@ -8,7 +8,11 @@
 // their bodies' texts gathered, the bundle record with those texts encoded), one variant ("worker"), its stages block
 // files and prepare.
 // Usage: npx tsx bench/decodeWorker.ts --gen-dir DIR [--rounds 6] [--mc 0 (all)] [--variants main,project]
-// [--only-variant NAME (no comparison: for a profile)] [--worker]. Numbers are printed, never asserted.
+// [--only-variant NAME (no comparison: for a profile)] [--worker] [--heap-prof FILE [--heap-interval 4096]].
+// With --heap-prof the rounds run under V8's sampling heap profiler (objects collected by either collector kept, so
+// every allocation counts, not only what survives): the profile is written to FILE (Chrome's .heapprofile) and the
+// allocations per transaction are printed by function and by module (bench/lib/heapProfile.ts). Numbers are printed,
+// never asserted.
 import { GCProfiler } from "node:v8"
 import { Either } from "effect"
 import { parseCli } from "../src/infra/cli.js"
@@ -21,6 +25,7 @@ import { installFastCellHash } from "../src/ton/fastHash.js"
 import type { MasterchainBundle } from "../src/ton/record.js"
 import { draftTransactionsReference } from "../test/support/draftsReference.js"
 import { generatedBlockFileBundles } from "./lib/chain.js"
+import { startHeapSampling, summarizeHeapProfile } from "./lib/heapProfile.js"
 
 const USAGE = `Usage: npx tsx bench/decodeWorker.ts --gen-dir DIR [--rounds 6] [--mc 0] [--variants main,project] [--only-variant NAME]
   The decode worker's work on block files, by stage, drafts renderers in alternating rounds.`
@@ -31,7 +36,9 @@ const args = parseCli(
     mc: { type: "string", default: "0" },
     variants: { type: "string", default: "main,project" },
     "only-variant": { type: "string" },
-    worker: { type: "boolean", default: false }
+    worker: { type: "boolean", default: false },
+    "heap-prof": { type: "string" },
+    "heap-interval": { type: "string", default: "4096" }
   },
   USAGE
 )
@@ -144,6 +151,7 @@ if (args["only-variant"] === undefined && names.length > 1) {
 
 const stages = (bundle: string, drafts: string) => (asWorker ? `prepare ${drafts}` : `bundle JSON ${bundle}, drafts ${drafts}`)
 const rounds: Record<string, Array<Round>> = Object.fromEntries(names.map((n) => [n, []]))
+const sampling = args["heap-prof"] === undefined ? null : await startHeapSampling(Number(args["heap-interval"]))
 const f1 = (x: number) => x.toFixed(1)
 for (let r = 0; r < Number(args.rounds); r++) {
   const order = r % 2 === 0 ? names : [...names].reverse()
@@ -155,6 +163,12 @@ for (let r = 0; r < Number(args.rounds); r++) {
       `round ${r + 1} ${n}: thread ${f1(x.thread)} us/tx (block files ${f1(x.decode)}, ${stages(f1(x.bundle), f1(x.drafts))}), process ${f1(x.process)} us/tx, GC ${x.gcs} collections ${f1(x.gcMs)} ms, ${f1(x.freed)} KiB/tx freed\n`
     )
   }
+}
+if (sampling !== null) {
+  const profile = await sampling.stop()
+  const { writeFileSync } = await import("node:fs")
+  writeFileSync(args["heap-prof"]!, JSON.stringify(profile))
+  process.stdout.write(summarizeHeapProfile(profile, txs * Number(args.rounds) * names.length))
 }
 const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 for (const n of names) {

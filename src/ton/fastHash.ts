@@ -199,6 +199,79 @@ export const makeFastWonderCalculator = (
   }
 }
 
+/**
+ * What a cell's constructor makes as arrow functions for every cell (beginParse, hash, depth, level, equals and the
+ * inspector's hook), as methods of one prototype under Cell.prototype: `instanceof Cell` holds and every method reads
+ * the same fields, but a cell costs no closures (six functions and their context per cell, most of a body cell's
+ * garbage, and each cell's own copies of the functions, compiled again and again).
+ */
+const lightCellPrototype: object = (() => {
+  const { Slice } = require("@ton/core/dist/boc/Slice.js") as { Slice: new (reader: unknown, refs: ReadonlyArray<Cell>) => unknown }
+  const { BitReader } = require("@ton/core/dist/boc/BitReader.js") as { BitReader: new (bits: BitString) => unknown }
+  type Fields = { readonly isExotic: boolean; readonly bits: BitString; readonly refs: ReadonlyArray<Cell>; readonly _hashes: ReadonlyArray<Buffer>; readonly _depths: ReadonlyArray<number>; readonly mask: { readonly level: number } }
+  const method = (value: Function) => ({ value, writable: true, enumerable: false, configurable: true })
+  return Object.create(Cell.prototype, {
+    beginParse: method(function (this: Fields, allowExotic = false) {
+      if (this.isExotic && !allowExotic) throw new Error("Exotic cells cannot be parsed")
+      return new Slice(new BitReader(this.bits), this.refs)
+    }),
+    hash: method(function (this: Fields, level = 3) {
+      return this._hashes[Math.min(this._hashes.length - 1, level)]
+    }),
+    depth: method(function (this: Fields, level = 3) {
+      return this._depths[Math.min(this._depths.length - 1, level)]
+    }),
+    level: method(function (this: Fields) {
+      return this.mask.level
+    }),
+    equals: method(function (this: Cell, other: Cell) {
+      return this.hash().equals(other.hash())
+    }),
+    [Symbol.for("nodejs.util.inspect.custom")]: method(function (this: Cell) {
+      return this.toString()
+    })
+  }) as object
+})()
+
+// Set by installFastCellHash once light cells are found to read, hash and print as the library's own.
+let lightCells = false
+let levelZeroMask: LevelMaskLike | undefined
+
+/**
+ * An ordinary cell with level-0 children made while hashes are lazy (withLazyCellHashes), as the library's
+ * constructor with the replaced wonderCalculator makes it (the same fields, frozen alike), on the light prototype;
+ * null when the cell is not one (a child of another level: the library's constructor decides).
+ */
+const lightCell = (bits: BitString, refs: Array<Cell>): Cell | null => {
+  const n = refs.length
+  let depth = 0
+  for (let i = 0; i < n; i++) {
+    const r = refs[i]!
+    if (r.mask.value !== 0) return null
+    const d = r.depth(0)
+    if (d > depth) depth = d
+  }
+  if (n > 0) depth++
+  if (n > 4 || bits.length > 1023) return null
+  const cell = Object.create(lightCellPrototype) as {
+    -readonly [K in "type" | "bits" | "refs" | "mask" | "_depths" | "_hashes"]: unknown
+  }
+  const hashes = new LazyHashes(bits, refs)
+  const depths = [depth]
+  cell.type = CellType.Ordinary
+  cell.bits = bits
+  cell.refs = refs
+  cell.mask = levelZeroMask
+  cell._depths = depths
+  cell._hashes = hashes
+  Object.freeze(cell)
+  Object.freeze(refs)
+  Object.freeze(bits)
+  Object.freeze(depths)
+  Object.freeze(hashes)
+  return cell as unknown as Cell
+}
+
 const GENERIC_MAGIC = 0xb5ee9c72
 
 /**
@@ -286,7 +359,9 @@ const readGenericBoc = (src: Buffer): Array<Cell> | null => {
     const refIdx = refsOf[i]!
     const refs: Array<Cell> = new Array(refIdx.length)
     for (let r = 0; r < refIdx.length; r++) refs[r] = built[refIdx[r]!]!
-    built[i] = new Cell({ bits: bitsOf[i]!, refs, exotic: exoticOf[i]! })
+    built[i] =
+      (lightCells && lazyHashes > 0 && !exoticOf[i] ? lightCell(bitsOf[i]!, refs) : null) ??
+      new Cell({ bits: bitsOf[i]!, refs, exotic: exoticOf[i]! })
   }
   return roots.map((r) => built[r]!)
 }
@@ -319,6 +394,18 @@ export const sampleCells = (): Array<Cell> => {
 
 const sameCell = (a: Cell, b: Cell): boolean =>
   a.hash().equals(b.hash()) && a.depth() === b.depth() && a.type === b.type && a.bits.equals(b.bits)
+
+/** Two cells alike all the way down: hashes, depths and levels at every level, type, bits, and their refs so. */
+const sameTree = (a: Cell, b: Cell): boolean =>
+  [0, 1, 2, 3].every((l) => a.hash(l).equals(b.hash(l)) && a.depth(l) === b.depth(l)) &&
+  a.level() === b.level() &&
+  a.isExotic === b.isExotic &&
+  a.type === b.type &&
+  a.bits.equals(b.bits) &&
+  a.equals(b) &&
+  a.beginParse(true).remainingBits === b.bits.length &&
+  a.refs.length === b.refs.length &&
+  a.refs.every((r, i) => sameTree(r, b.refs[i]!))
 
 interface ReaderLike {
   readonly _bits: BitString
@@ -479,6 +566,23 @@ export const installFastCellHash = (): void => {
         })
       )
   )
+  // light cells, where the two replacements they stand for are in: each sample's bag read lazily, as light cells
+  // wherever they apply, against the library's cells, over the whole tree (hashes, depths, levels, bits, refs, BOCs)
+  const deserialize = lib().find((f) => f.name === "deserializeBoc")!.holder.deserializeBoc as Function
+  const wonders = lib().find((f) => f.name === "wonderCalculator")!.holder.wonderCalculator as Function
+  if (LIBRARY_ORIGINAL in deserialize && LIBRARY_ORIGINAL in wonders) {
+    const { LevelMask } = require("@ton/core/dist/boc/cell/LevelMask.js") as { LevelMask: new (m: number) => LevelMaskLike }
+    levelZeroMask = Object.freeze(new LevelMask(0))
+    lightCells = true
+    try {
+      lightCells = samples.every((c) => {
+        const [light] = withLazyCellHashes(() => Cell.fromBoc(c.toBoc()))
+        return light !== undefined && sameTree(light, c) && light.toBoc().equals(c.toBoc())
+      })
+    } catch {
+      lightCells = false
+    }
+  }
   // every bit length and offset over a few cells whose data starts at different bit offsets of their buffers
   const readers = samples.flatMap((c) => {
     const s = c.beginParse(true)

@@ -8,7 +8,7 @@
  */
 import { Cell, type Slice } from "@ton/core"
 import { Lru, type LruStats } from "../../trace/Lru.js"
-import { CellValue, type Cons, Interpreter, markerBoc, NO_PARSE, Scheme, SchemeError, type TlbJson } from "./interpret.js"
+import { CellValue, type Cons, EMPTY_ENV, Interpreter, markerBoc, NO_PARSE, Scheme, SchemeError, type TlbJson } from "./interpret.js"
 import { loadSmallUint } from "./bits.js"
 import { OPCODE_NAMES } from "./opcodeNames.js"
 import { storedBodyScheme } from "./scheme.js"
@@ -105,7 +105,7 @@ const w5Counts = (cell: Cell, extension: boolean): [number, number] | null => {
 const fullyRead = (cell: Cell, type: string, args: ReadonlyArray<number>): TlbJson | null =>
   attempt(() => {
     const s = cell.beginParse(true)
-    const v = schemeTables().interpreter.typed(type, args, new Map(), s)
+    const v = schemeTables().interpreter.typed(type, args, EMPTY_ENV, s)
     if (s.remainingBits !== 0 || s.remainingRefs !== 0) throw NO_PARSE
     return v
   })
@@ -145,11 +145,11 @@ const special = (cell: Cell, name: string | null): TlbJson | null | undefined =>
     }
     if (counts === null) return null
     const [m, n] = counts
-    return orInvalid(attempt(() => schemeTables().interpreter.typed("W5MsgBody", [m, n], new Map(), cell.beginParse(true))))
+    return orInvalid(attempt(() => schemeTables().interpreter.typed("W5MsgBody", [m, n], EMPTY_ENV, cell.beginParse(true))))
   }
   if (name === "highload_v3_internal_request") {
     const n = chainDepth(cell.refs[0] ?? null)
-    return orInvalid(attempt(() => schemeTables().interpreter.typed("HighloadV3InternalRequest", [n], new Map(), cell.beginParse(true))))
+    return orInvalid(attempt(() => schemeTables().interpreter.typed("HighloadV3InternalRequest", [n], EMPTY_ENV, cell.beginParse(true))))
   }
   if (name === null) {
     // Each layout must be read to the last bit, so its exact size rules most bodies out before any parsing:
@@ -184,7 +184,7 @@ const decodeOne = (cell: Cell): TlbJson | null => {
   if (viaCounts !== undefined) return viaCounts
   const { interpreter, byOpcode } = schemeTables()
   for (const cons of byOpcode.get(op) ?? []) {
-    const v = attempt(() => interpreter.construct(cons, new Map(), cell.beginParse(true)))
+    const v = attempt(() => interpreter.construct(cons, EMPTY_ENV, cell.beginParse(true)))
     if (v !== null) return v
   }
   return null
@@ -222,13 +222,17 @@ const printed = (v: TlbJson): DecodedBody => {
 const expand = (v: TlbJson, depth: number, seen: Expanded = []): DecodedBody => {
   if (depth > MAX_DEPTH) return printed(v)
   if (typeof v === "boolean" || typeof v === "string") return expandLeaf(v, depth, seen)
-  // A value the interpreter shares (a repeated subtree of the BOC) is expanded once per depth.
-  let atDepth = seen[depth]
-  if (atDepth === undefined) seen[depth] = atDepth = new Map()
-  const hit = atDepth.get(v)
+  // A value the interpreter shares (a repeated subtree of the BOC) is expanded once per depth; one that is its own
+  // expansion (nothing below it to decode) is not remembered: meeting it again only walks it, as goJson does.
+  const known = seen[depth]
+  const hit = known?.get(v)
   if (hit !== undefined) return hit
   const out = expandLeaf(v, depth, seen)
-  atDepth.set(v, out)
+  if (out !== v) {
+    let atDepth = seen[depth]
+    if (atDepth === undefined) seen[depth] = atDepth = new Map()
+    atDepth.set(v, out)
+  }
   return out
 }
 
@@ -251,9 +255,24 @@ const expandLeaf = (v: TlbJson, depth: number, seen: Expanded): DecodedBody => {
     const inner = cell === null ? null : decodeOne(cell)
     return inner === null ? v : expand(inner, depth + 1, seen)
   }
-  const out: Record<string, DecodedBody> = {}
-  for (const k in v) out[k] = expand(v[k]!, depth, seen)
-  return out
+  // An object none of whose values the expansion changes (no cell, no BOC string below it) is its own expansion:
+  // it is taken as it is, not copied (values are never mutated), so most of a decoding's small objects are not made
+  // twice. The first value that changes starts the copy, its keys in the same order.
+  let out: Record<string, DecodedBody> | undefined
+  for (const k in v) {
+    const was = v[k]!
+    const now = expand(was, depth, seen)
+    if (out === undefined) {
+      if (now === was) continue
+      out = {}
+      for (const j in v) {
+        if (j === k) break
+        out[j] = v[j] as DecodedBody
+      }
+    }
+    out[k] = now
+  }
+  return out ?? (v as { readonly [key: string]: DecodedBody })
 }
 
 /** `message_content.decoded` of a body, or null when toncenter would not decode it. */

@@ -45,6 +45,14 @@ interface Closure {
 }
 type Env = Map<string, number | Closure>
 
+/**
+ * The environment of a constructor without type parameters that binds no field: shared, never written (`construct`
+ * makes a map of its own for a constructor that binds a field, `unify` for one with parameters), so that reading one
+ * makes no map.
+ */
+export const EMPTY_ENV: Env = new Map()
+const NO_ARGS: ReadonlyArray<number | Closure> = []
+
 export interface Cons {
   readonly name: string | null
   readonly type: string
@@ -53,6 +61,8 @@ export interface Cons {
   readonly tagValue: number
   readonly decl: Declaration
   readonly hasFields: boolean
+  /** Whether reading it binds a field's value by name (a nat a later field refers to): it needs an environment of its own. */
+  readonly bindsFields: boolean
 }
 
 /** A scheme this interpreter cannot read (a bug of the scheme file, never of the data). */
@@ -92,7 +102,8 @@ export class Scheme {
       const hasFields = decl.fields.some((f) => !(f instanceof FieldBuiltinDef) && !(f instanceof FieldCurlyExprDef))
       const tagBits = tagBitsOf(decl.constructorDef.tag)
       const tagValue = tagBits === "" ? 0 : parseInt(tagBits, 2)
-      const cons: Cons = { name, type, tagBits, tagValue, decl, hasFields }
+      const bindsFields = decl.fields.some((f) => f instanceof FieldNamedDef && bindsField(f.expr))
+      const cons: Cons = { name, type, tagBits, tagValue, decl, hasFields, bindsFields }
       const list = this.types.get(type)
       if (list) list.push(cons)
       else this.types.set(type, [cons])
@@ -243,6 +254,14 @@ const fixedType = (name: string): Fixed => {
   return known
 }
 
+/** Whether `construct` binds a field of this type in its environment (see there). */
+const bindsField = (expr: Expression): boolean => {
+  if (expr instanceof BuiltinOneArgExpr || expr instanceof BuiltinZeroArgs) return true
+  if (!(expr instanceof NameExpr)) return false
+  const fixed = fixedType(expr.name)
+  return fixed !== null && fixed[0] !== "bits" && fixed[1] <= 32
+}
+
 export class Interpreter {
   /** Dictionary sub-edges already read, by value type, cell and width (see subEdge). */
   private readonly edges = new WeakMap<Closure, WeakMap<Cell, Map<number, TlbJson>>>()
@@ -338,11 +357,19 @@ export class Interpreter {
 
   /** A value of a scheme type applied to `args` (evaluated in `env`). */
   typed(type: string, args: ReadonlyArray<Expression | number>, env: Env, s: Slice): TlbJson {
-    const actual = args.map((a) => {
-      if (typeof a === "number") return a
-      const n = this.num(a, env)
-      return n !== null ? n : ({ expr: a, env } satisfies Closure)
-    })
+    let actual = NO_ARGS
+    if (args.length > 0) {
+      const list = new Array<number | Closure>(args.length)
+      for (let i = 0; i < args.length; i++) {
+        const a = args[i]!
+        if (typeof a === "number") list[i] = a
+        else {
+          const n = this.num(a, env)
+          list[i] = n !== null ? n : ({ expr: a, env } satisfies Closure)
+        }
+      }
+      actual = list
+    }
     if (type === "HashmapE" || type === "Hashmap") return this.hashmap(type, actual, s)
     for (const cons of this.scheme.constructors(type)) {
       // both checks are pure; the tag's, which makes nothing, first
@@ -446,9 +473,10 @@ export class Interpreter {
   }
 
   private unify(cons: Cons, actual: ReadonlyArray<number | Closure>): Env | null {
-    const env: Env = new Map()
     const patterns = cons.decl.combinator.args
     if (patterns.length !== actual.length) return null
+    if (patterns.length === 0) return EMPTY_ENV
+    const env: Env = new Map()
     for (let i = 0; i < patterns.length; i++) {
       const p = patterns[i]!
       const a = actual[i]!
@@ -475,9 +503,10 @@ export class Interpreter {
   }
 
   /** One constructor: its tag is skipped (the caller checked it), then every explicit field in order. */
-  construct(cons: Cons, env: Env, s: Slice): TlbJson {
+  construct(cons: Cons, env0: Env, s: Slice): TlbJson {
     s.skip(cons.tagBits.length)
     if (!cons.hasFields) return { "@type": cons.name ?? "" }
+    const env = cons.bindsFields && env0 === EMPTY_ENV ? new Map() : env0
     const out: Record<string, TlbJson> = cons.name === null ? {} : { "@type": cons.name }
     for (const field of cons.decl.fields) {
       if (field instanceof FieldCurlyExprDef) {

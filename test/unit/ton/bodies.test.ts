@@ -333,6 +333,24 @@ describe("the decoding rules on built bodies", () => {
     expect((decodeBody(request) as any).forward_payload).toEqual({ "@type": "empty_cell" })
   })
 
+  it("a decoding with nothing to expand is the interpreter's value itself; one with a cell below is a copy", () => {
+    const construct = vi.spyOn(Interpreter.prototype, "construct")
+    try {
+      const plain = decodeBody(beginCell().storeUint(0xd53276db, 32).storeUint(9, 64).endCell())
+      expect(plain).toEqual({ "@type": "excess", query_id: "9" })
+      expect(plain).toBe(construct.mock.results[0]!.value)
+      construct.mockClear()
+      const comment = beginCell().storeUint(0, 32).storeStringTail("in a ref").endCell()
+      const nested = decodeBody(
+        beginCell().storeUint(0x7362d09c, 32).storeUint(1, 64).storeCoins(5).storeAddress(owner).storeBit(1).storeRef(comment).endCell()
+      ) as any
+      expect(JSON.stringify(nested)).toContain('{"@type":"text_comment","text":"in a ref"}')
+      expect(nested).not.toBe(construct.mock.results[0]!.value)
+    } finally {
+      construct.mockRestore()
+    }
+  })
+
   it("bodies that do not fit, short bodies, bad UTF-8 and unknown opcodes are null", () => {
     expect(decodeBody(beginCell().storeUint(0x0f8a7ea5, 32).storeUint(1, 64).endCell())).toBeNull()
     expect(decodeBody(beginCell().storeUint(1, 16).endCell())).toBeNull()

@@ -151,6 +151,35 @@ describe("fast @ton/core internals", () => {
     expect(Array.isArray(eager._hashes)).toBe(true)
   })
 
+  it("makes lazily parsed ordinary cells without per-cell closures, reading, hashing and printing as the library's", () => {
+    let light = 0
+    for (const { where, bytes } of bocs) {
+      let parsed: Array<Cell>
+      try {
+        parsed = withLazyCellHashes(() => Cell.fromBoc(bytes))
+      } catch {
+        continue
+      }
+      const lib = withLibrary(() => Cell.fromBoc(bytes))
+      parsed.forEach((root, i) => {
+        const ref = lib[i]!
+        expect(root).toBeInstanceOf(Cell)
+        expect(Object.isFrozen(root), where).toBe(true)
+        if (!Object.hasOwn(root, "beginParse")) light++
+        expect(root.toBoc().equals(ref.toBoc()), where).toBe(true)
+        if (bytes.length < 4096) expect(root.toString(), where).toBe(ref.toString())
+        expect(root.equals(ref) && root.level() === ref.level() && root.isExotic === ref.isExotic, where).toBe(true)
+        const [a, b] = [root.beginParse(true), ref.beginParse(true)]
+        expect([a.remainingBits, a.remainingRefs], where).toEqual([b.remainingBits, b.remainingRefs])
+        if (a.remainingRefs > 0) expect(a.loadRef().hash().equals(b.loadRef().hash()), where).toBe(true)
+      })
+    }
+    // the roots of the transactions' and toncenter's BOCs are ordinary: light
+    expect(light).toBeGreaterThan(100)
+    // outside the scope, the library's constructor makes them
+    expect(Object.hasOwn(Cell.fromBoc(bocs[bocs.length - 1]!.bytes)[0]!, "beginParse")).toBe(true)
+  })
+
   it("hashes a cell built afterwards over lazily made children as the library does", () => {
     // the children hash themselves when first asked, inside the parent's own hashing: their representation must not
     // overwrite the parent's in the shared scratch buffer
