@@ -42,12 +42,13 @@ export interface EncodedTableInsert {
  */
 export const encodedBatches = (
   bundles: ReadonlyArray<MasterchainBundle>,
-  batches: number
+  batches: number,
+  encoder: (table: TableName) => RowEncoder = encoderFor
 ): Array<Array<EncodedTableInsert>> => {
   const perBatch = Math.ceil(bundles.length / batches)
   const out: Array<Array<EncodedTableInsert>> = []
   for (let i = 0; i < bundles.length; i += perBatch) {
-    const encoders = new Map<TableName, RowEncoder>(INSERT_ORDER.map((t) => [t, encoderFor(t)]))
+    const encoders = new Map<TableName, RowEncoder>(INSERT_ORDER.map((t) => [t, encoder(t)]))
     visitBundleRows(bundles.slice(i, i + perBatch), (table, row) => encoders.get(table)!.add(row), undefined, { pageKv: true })
     const one: Array<EncodedTableInsert> = []
     for (const table of INSERT_ORDER) {

@@ -63,7 +63,7 @@ export type ClickHouseBackend = "chdb" | "server"
 export interface EncodedInsert {
   readonly table: string
   readonly columns: ReadonlyArray<string>
-  readonly format: "JSONEachRow" | "JSONCompactEachRow" | "TabSeparated"
+  readonly format: "JSONEachRow" | "JSONCompactEachRow" | "TabSeparated" | "RowBinary"
   /** The bytes, whole or as the chunks an encoder wrote them into (sent or spooled one after another, never joined). */
   readonly body: Buffer | ReadonlyArray<Buffer>
   readonly settings?: Record<string, string | number>
@@ -443,7 +443,8 @@ const makeChdbClient = async (cfg: ClickHouseClientConfig): Promise<ClickHouseHa
     if (isClosed()) throw new Error("ClickHouse client is closed")
     const table = `${quoteIdent(cfg.database)}.${quoteIdent(insert.table)}`
     const settings = { ...(clickHouseSettings as Record<string, string | number>), ...insert.settings }
-    if (bytes >= FILE_INSERT_BYTES) {
+    // chdb's raw insert takes text formats only: a binary body goes through a file whatever its size
+    if (bytes >= FILE_INSERT_BYTES || !RAW_INSERT_FORMATS.has(insert.format)) {
       await withSpoolFile(path, bodyChunks(insert.body), async (file) => {
         if (isClosed()) throw new Error("ClickHouse client is closed")
         const statement = fileInsertStatement({
@@ -460,7 +461,13 @@ const makeChdbClient = async (cfg: ClickHouseClientConfig): Promise<ClickHouseHa
     // Below FILE_INSERT_BYTES: the raw path takes one buffer, so a body of several chunks is joined (under a megabyte).
     const chunks = bodyChunks(insert.body)
     const values = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes)
-    await shared.connection.chdb.rawInsert({ table, columns: insert.columns, values, format: insert.format, settings })
+    await shared.connection.chdb.rawInsert({
+      table,
+      columns: insert.columns,
+      values,
+      format: insert.format as RawInsertFormat,
+      settings
+    })
   }
   const embedded: EmbeddedEngine = {
     run: async (sql, { format, params }) => {

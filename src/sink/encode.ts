@@ -5,6 +5,7 @@
  * ClickHouse reads as it would read the same row as a JSONEachRow object.
  */
 import { UnstorableRecordError } from "../flatten/messages.js"
+import { BINARY_COLUMN_TYPES } from "./columnTypes.js"
 
 export interface EncodedRows {
   readonly columns: ReadonlyArray<string>
@@ -96,8 +97,13 @@ abstract class ByteRowEncoder {
       this.len = start
       throw e
     }
-    this.byte(NEWLINE)
+    this.endRow()
     this.count++
+  }
+
+  /** What follows each row's values: a line's end. */
+  protected endRow(): void {
+    this.byte(NEWLINE)
   }
 
   /** The encoded rows as their chunks; the encoder is empty afterwards and holds none of them. */
@@ -347,11 +353,399 @@ export class TsvRowEncoder extends ByteRowEncoder {
   }
 }
 
-export type RowEncoder = CompactRowEncoder | TsvRowEncoder
+/** Writes one value of a column's type (a value that does not fit the type throws). */
+type BinaryWriter = (e: BinaryRowEncoder, v: unknown) => void
+interface BinaryType {
+  readonly write: BinaryWriter
+  /** The type's default, written for a null in a column that is not Nullable (as the text formats read it). */
+  readonly zero: unknown
+  readonly nullable: boolean
+}
+
+const TWO_32 = 4294967296
+/** Decimal strings of at most this many characters are below 2^53: read as a number, not a BigInt. */
+const SAFE_DIGITS = 15
+
+/** `v` as an integer: a number, a decimal string, a boolean; a BigInt when it is beyond 2^53. */
+const integer = (v: unknown): number | bigint => {
+  if (typeof v === "number") {
+    if (Number.isSafeInteger(v)) return v
+  } else if (typeof v === "string") {
+    if (v.length <= SAFE_DIGITS && v.length > 0) {
+      const n = Number(v)
+      if (Number.isSafeInteger(n)) return n
+    } else if (/^-?[0-9]+$/.test(v)) return BigInt(v)
+  } else if (typeof v === "boolean") return v ? 1 : 0
+  else if (typeof v === "bigint") return v
+  throw new UnstorableRecordError(`not an integer: ${String(v)}`)
+}
+
+/** Splits a type's arguments at its top-level commas. */
+const typeArgs = (s: string): Array<string> => {
+  const out: Array<string> = []
+  let depth = 0
+  let quoted = false
+  let from = 0
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i]
+    if (quoted) {
+      if (c === "\\") i++
+      else if (c === "'") quoted = false
+    } else if (c === "'") quoted = true
+    else if (c === "(") depth++
+    else if (c === ")") depth--
+    else if (c === "," && depth === 0) {
+      out.push(s.slice(from, i).trim())
+      from = i + 1
+    }
+  }
+  out.push(s.slice(from).trim())
+  return out
+}
+
+const integerType = (bytes: number, signed: boolean): BinaryType => {
+  const bits = BigInt(bytes * 8)
+  const min = signed ? -(1n << (bits - 1n)) : 0n
+  const max = signed ? (1n << (bits - 1n)) - 1n : (1n << bits) - 1n
+  const small = bytes <= 4
+  const nmin = Number(min)
+  const nmax = Number(max)
+  return {
+    zero: 0,
+    nullable: false,
+    write: (e, v) => {
+      const x = integer(v)
+      if (typeof x === "number") {
+        if (x < nmin || x > nmax) throw new UnstorableRecordError(`${x} out of range of a ${bytes}-byte integer`)
+        if (small) e.smallInt(x, bytes)
+        else e.safeInt(x, bytes)
+        return
+      }
+      if (x < min || x > max) throw new UnstorableRecordError(`${x} out of range of a ${bytes}-byte integer`)
+      e.bigInt(x, bytes)
+    }
+  }
+}
+
+/** A writer for a column type as `system.columns` spells it. */
+export const binaryType = (type: string): BinaryType => {
+  const open = type.indexOf("(")
+  const name = open < 0 ? type : type.slice(0, open)
+  const args = open < 0 ? [] : typeArgs(type.slice(open + 1, type.lastIndexOf(")")))
+  switch (name) {
+    case "UInt8":
+    case "UInt16":
+    case "UInt32":
+    case "UInt64":
+    case "UInt128":
+    case "UInt256":
+      return integerType(Number(name.slice(4)) / 8, false)
+    case "Int8":
+    case "Int16":
+    case "Int32":
+    case "Int64":
+    case "Int128":
+    case "Int256":
+      return integerType(Number(name.slice(3)) / 8, true)
+    case "Bool":
+      return {
+        zero: false,
+        nullable: false,
+        write: (e, v) => {
+          if (typeof v === "boolean") e.byte(v ? 1 : 0)
+          else if (v === 0 || v === 1) e.byte(v)
+          else throw new UnstorableRecordError(`not a boolean: ${String(v)}`)
+        }
+      }
+    case "String":
+      return {
+        zero: "",
+        nullable: false,
+        write: (e, v) => {
+          if (typeof v !== "string") throw new UnstorableRecordError(`not a string: ${String(v)}`)
+          e.string(v)
+        }
+      }
+    case "FixedString": {
+      const n = Number(args[0])
+      return {
+        zero: "",
+        nullable: false,
+        write: (e, v) => {
+          if (typeof v !== "string") throw new UnstorableRecordError(`not a string: ${String(v)}`)
+          e.fixedString(v, n)
+        }
+      }
+    }
+    case "Enum8":
+    case "Enum16": {
+      const values = new Map<string, number>()
+      for (const a of args) {
+        const m = /^'((?:[^'\\]|\\.)*)'\s*=\s*(-?[0-9]+)$/.exec(a)
+        if (m === null) throw new Error(`cannot read the enum value ${a}`)
+        values.set(m[1]!.replace(/\\(.)/g, "$1"), Number(m[2]))
+      }
+      const bytes = name === "Enum8" ? 1 : 2
+      const known = new Set(values.values())
+      return {
+        zero: [...values.keys()][0],
+        nullable: false,
+        write: (e, v) => {
+          const x = typeof v === "string" ? values.get(v) : typeof v === "number" && known.has(v) ? v : undefined
+          if (x === undefined) throw new UnstorableRecordError(`not a value of ${type}: ${String(v)}`)
+          e.smallInt(x, bytes)
+        }
+      }
+    }
+    case "Nullable": {
+      const inner = binaryType(args[0]!)
+      return {
+        zero: null,
+        nullable: true,
+        write: (e, v) => {
+          if (v === null) e.byte(1)
+          else {
+            e.byte(0)
+            inner.write(e, v)
+          }
+        }
+      }
+    }
+    // RowBinary writes a LowCardinality value as the value itself
+    case "LowCardinality":
+      return binaryType(args[0]!)
+    case "Array": {
+      const element = binaryType(args[0]!)
+      return {
+        zero: [],
+        nullable: false,
+        write: (e, v) => {
+          if (!Array.isArray(v)) throw new UnstorableRecordError(`not an array: ${String(v)}`)
+          e.varUInt(v.length)
+          for (let i = 0; i < v.length; i++) element.write(e, v[i])
+        }
+      }
+    }
+    case "Map": {
+      const key = binaryType(args[0]!)
+      const value = binaryType(args[1]!)
+      return {
+        zero: {},
+        nullable: false,
+        write: (e, v) => {
+          if (typeof v !== "object" || v === null || Array.isArray(v)) {
+            throw new UnstorableRecordError(`not a map: ${String(v)}`)
+          }
+          const entries = Object.entries(v)
+          e.varUInt(entries.length)
+          for (const [k, x] of entries) {
+            key.write(e, k)
+            value.write(e, x)
+          }
+        }
+      }
+    }
+    default:
+      throw new Error(`no binary writer for the column type ${type}`)
+  }
+}
+
+/**
+ * Table rows -> RowBinary bytes: each value in its column's type (BINARY_COLUMN_TYPES): integers little-endian of
+ * their width, strings as their UTF-8 length (LEB128) and bytes with nothing escaped, FixedString padded with zeros,
+ * an enum's name as its number, Nullable a byte (1: null) before the value, arrays and maps their length before their
+ * elements. No text for the engine to parse or unescape: its insert CPU per transaction is lower than for the text
+ * formats (BENCHMARKS.md, "Ingest: the consumer's inserts as RowBinary"). The same invariant as the text encoders: the
+ * columns are the first row's keys; a value its column's type cannot hold is refused (the row leaves nothing behind),
+ * a null in a column that is not Nullable is written as the type's default, as the text formats read it.
+ */
+export class BinaryRowEncoder extends ByteRowEncoder {
+  readonly format = "RowBinary" as const
+  private writers: ReadonlyArray<BinaryType> | undefined
+
+  constructor(
+    table: string,
+    private readonly types: Readonly<Record<string, string>>,
+    chunkBytes?: number
+  ) {
+    super(table, chunkBytes)
+  }
+
+  protected override endRow(): void {}
+
+  protected writeValues(r: Record<string, unknown>, columns: ReadonlyArray<string>): void {
+    const writers = (this.writers ??= columns.map((c) => {
+      const type = this.types[c]
+      if (type === undefined) throw new UnstorableRecordError(`${this.table} has no column ${c}`)
+      return binaryType(type)
+    }))
+    for (let i = 0; i < columns.length; i++) {
+      const v = r[columns[i]!]
+      if (v === undefined) throw new UnstorableRecordError(`${this.table} row without ${columns[i]}`)
+      const w = writers[i]!
+      try {
+        w.write(this, v === null && !w.nullable ? w.zero : v)
+      } catch (e) {
+        if (e instanceof UnstorableRecordError) throw new UnstorableRecordError(`${this.table}.${columns[i]}: ${e.message}`)
+        throw e
+      }
+    }
+  }
+
+  override byte(b: number): void {
+    super.byte(b)
+  }
+
+  /** An integer of at most 4 bytes (range checked by the caller), little-endian. */
+  smallInt(x: number, bytes: number): void {
+    this.reserve(bytes)
+    const buf = this.buf
+    let p = this.len
+    buf[p++] = x & 0xff
+    if (bytes > 1) buf[p++] = (x >> 8) & 0xff
+    if (bytes > 2) {
+      buf[p++] = (x >> 16) & 0xff
+      buf[p++] = (x >> 24) & 0xff
+    }
+    this.len = p
+  }
+
+  /** A safe integer as `bytes` (8 or more) little-endian bytes, sign-extended. */
+  safeInt(x: number, bytes: number): void {
+    this.reserve(bytes)
+    const hi = Math.floor(x / TWO_32)
+    const lo = x - hi * TWO_32
+    const buf = this.buf
+    let p = this.len
+    buf[p++] = lo & 0xff
+    buf[p++] = (lo >>> 8) & 0xff
+    buf[p++] = (lo >>> 16) & 0xff
+    buf[p++] = (lo >>> 24) & 0xff
+    buf[p++] = hi & 0xff
+    buf[p++] = (hi >> 8) & 0xff
+    buf[p++] = (hi >> 16) & 0xff
+    buf[p++] = (hi >> 24) & 0xff
+    const fill = x < 0 ? 0xff : 0
+    for (let k = 8; k < bytes; k++) buf[p++] = fill
+    this.len = p
+  }
+
+  /** A BigInt (range checked by the caller) as `bytes` little-endian bytes, two's complement. */
+  bigInt(x: bigint, bytes: number): void {
+    this.reserve(bytes)
+    let u = BigInt.asUintN(bytes * 8, x)
+    for (let k = 0; k < bytes; k += 8) {
+      this.buf.writeBigUInt64LE(u & 0xffffffffffffffffn, this.len + k)
+      u >>= 64n
+    }
+    this.len += bytes
+  }
+
+  /** An unsigned LEB128 number (a length). */
+  varUInt(n: number): void {
+    this.reserve(10)
+    this.len = this.putVarUInt(this.len, n)
+  }
+
+  /** `n` as unsigned LEB128 at `p` of the current chunk (room known); returns where it ends. */
+  private putVarUInt(p: number, n: number): number {
+    const buf = this.buf
+    while (n >= 0x80) {
+      buf[p++] = (n % 0x80) | 0x80
+      n = Math.floor(n / 0x80)
+    }
+    buf[p++] = n
+    return p
+  }
+
+  /** `s` as its UTF-8 length and bytes. */
+  string(s: string): void {
+    const n = s.length
+    if (n < 0x80) {
+      // short ASCII (most values) byte by byte behind its one-byte length
+      this.reserve(n + 1)
+      const buf = this.buf
+      let p = this.len + 1
+      let k = 0
+      for (; k < n; k++) {
+        const c = s.charCodeAt(k)
+        if (c > 0x7f) break
+        buf[p++] = c
+      }
+      if (k === n) {
+        buf[this.len] = n
+        this.len = p
+        return
+      }
+    }
+    // the length's own size is known before the bytes when n and 3n (the most UTF-8 bytes) need as many
+    const most = n * 3
+    const size = varUIntSize(n)
+    if (size === varUIntSize(most)) {
+      this.reserve(size + most)
+      const bytes = this.buf.write(s, this.len + size, "utf8")
+      this.putVarUInt(this.len, bytes)
+      this.len += size + bytes
+      return
+    }
+    const bytes = Buffer.byteLength(s, "utf8")
+    this.varUInt(bytes)
+    this.reserve(bytes)
+    this.len += this.buf.write(s, this.len, "utf8")
+  }
+
+  /** `s` in exactly `n` bytes: its UTF-8 padded with zeros (longer is refused). */
+  fixedString(s: string, n: number): void {
+    this.reserve(n)
+    const buf = this.buf
+    const start = this.len
+    let p = start
+    if (s.length <= n) {
+      let k = 0
+      for (; k < s.length; k++) {
+        const c = s.charCodeAt(k)
+        if (c > 0x7f) break
+        buf[p++] = c
+      }
+      if (k < s.length) {
+        const b = Buffer.from(s, "utf8")
+        if (b.length > n) throw new UnstorableRecordError(`longer than FixedString(${n}): ${s}`)
+        p = start + b.copy(buf, start)
+      }
+    } else throw new UnstorableRecordError(`longer than FixedString(${n}): ${s}`)
+    buf.fill(0, p, start + n)
+    this.len = start + n
+  }
+}
+
+const varUIntSize = (n: number): number => {
+  let size = 1
+  while (n >= 0x80) {
+    n = Math.floor(n / 0x80)
+    size++
+  }
+  return size
+}
+
+export type RowEncoder = CompactRowEncoder | TsvRowEncoder | BinaryRowEncoder
 
 /** Tables whose rows go as TabSeparated: numbers, strings and arrays only, most bytes in JSON texts. */
-const TSV_TABLES: ReadonlySet<string> = new Set(["tx_pages", "v3_pages", "v2_pages", "mc_shards_kv"])
+const TSV_TABLES: ReadonlySet<string> = new Set(["tx_pages", "mc_shards_kv"])
 
-/** The encoder the sink uses for a table's insert. */
-export const encoderFor = (table: string, chunkBytes?: number): RowEncoder =>
-  TSV_TABLES.has(table) ? new TsvRowEncoder(table, chunkBytes) : new CompactRowEncoder(table, chunkBytes)
+/** Tables whose text was TabSeparated before they went as RowBinary. */
+const TSV_BEFORE_BINARY: ReadonlySet<string> = new Set(["v3_pages", "v2_pages"])
+
+/**
+ * A table's rows as text, one line per row (what the text path of an insert takes): TabSeparated or
+ * JSONCompactEachRow as each table went before RowBinary, for the tables that go as RowBinary too.
+ */
+export const textEncoderFor = (table: string, chunkBytes?: number): CompactRowEncoder | TsvRowEncoder =>
+  TSV_TABLES.has(table) || TSV_BEFORE_BINARY.has(table)
+    ? new TsvRowEncoder(table, chunkBytes)
+    : new CompactRowEncoder(table, chunkBytes)
+
+/** The encoder the sink uses for a table's insert: RowBinary for the tables of BINARY_COLUMN_TYPES. */
+export const encoderFor = (table: string, chunkBytes?: number): RowEncoder => {
+  const types = BINARY_COLUMN_TYPES[table]
+  return types === undefined ? textEncoderFor(table, chunkBytes) : new BinaryRowEncoder(table, types, chunkBytes)
+}

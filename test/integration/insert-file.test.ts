@@ -6,7 +6,7 @@ import { readdirSync } from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { FILE_INSERT_BYTES, spoolDir } from "../../src/clickhouse/fileInsert.js"
 import { INSERT_ORDER, type TableName, visitBundleRows } from "../../src/flatten/bundle.js"
-import { encoderFor } from "../../src/sink/encode.js"
+import { textEncoderFor } from "../../src/sink/encode.js"
 import type { MasterchainBundle } from "../../src/ton/record.js"
 import { testClickHouse, type TestClickHouse } from "../support/integration.js"
 import { chainBundles } from "../support/pipeline/chainBundles.js"
@@ -37,7 +37,7 @@ const spoolFiles = (ch: TestClickHouse): Array<string> => readdirSync(spoolDir(c
 beforeAll(async () => {
   viaFile = await testClickHouse("insert file")
   viaRaw = await testClickHouse("insert raw")
-  const encoders = new Map(INSERT_ORDER.map((t) => [t, encoderFor(t)]))
+  const encoders = new Map(INSERT_ORDER.map((t) => [t, textEncoderFor(t)]))
   visitBundleRows(bundles(), (table, row) => encoders.get(table)!.add(row), undefined, { pageKv: true })
   for (const table of INSERT_ORDER) {
     const encoder = encoders.get(table)!

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest"
 import { flattenBundles, INSERT_ORDER, type TableRows, UnstorableRecordError } from "../../../src/flatten/index.js"
 import { assembleBundle, pipelineDecode } from "../../../src/producer/assemble.js"
-import { CHUNK_BYTES, CompactRowEncoder, encoderFor, TsvRowEncoder } from "../../../src/sink/encode.js"
+import { CHUNK_BYTES, CompactRowEncoder, textEncoderFor, TsvRowEncoder } from "../../../src/sink/encode.js"
 import type { MasterchainBundle } from "../../../src/ton/record.js"
 import { mixedChain } from "../../../tools/fake/mixedChain.js"
 import { rawBundle } from "../../support/pipeline/chainUpstream.js"
@@ -15,7 +15,7 @@ import { realBlockBundles } from "../store/realBlocks.js"
 import { realBundle, syntheticBundle } from "../store/records.js"
 
 const reference = (table: string) =>
-  encoderFor(table).format === "TabSeparated" ? new ReferenceTsvRowEncoder(table) : new ReferenceCompactRowEncoder(table)
+  textEncoderFor(table).format === "TabSeparated" ? new ReferenceTsvRowEncoder(table) : new ReferenceCompactRowEncoder(table)
 
 /**
  * Every table's rows through both encoders, in batches as the sink cuts them; ours also with chunks smaller than
@@ -27,7 +27,7 @@ const expectSameBodies = (rows: TableRows) => {
 
 const expectSameBodiesIn = (rows: TableRows, chunkBytes: number) => {
   for (const table of INSERT_ORDER) {
-    const ours = encoderFor(table, chunkBytes)
+    const ours = textEncoderFor(table, chunkBytes)
     const ref = reference(table)
     for (const row of rows[table]) {
       ours.add(row)

@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest"
 import { flattenBundles, INSERT_ORDER, UnstorableRecordError, visitBundleRows } from "../../../src/flatten/index.js"
-import { CompactRowEncoder, encoderFor, TsvRowEncoder } from "../../../src/sink/encode.js"
+import {
+  BinaryRowEncoder,
+  CompactRowEncoder,
+  encoderFor,
+  textEncoderFor,
+  TsvRowEncoder
+} from "../../../src/sink/encode.js"
 import { realBundle, syntheticBundle } from "../store/records.js"
 
 const bundles = [realBundle(), ...[1000, 1001, 1002].map(syntheticBundle)]
@@ -119,11 +125,148 @@ describe("TsvRowEncoder", () => {
     expect(encoder.finish().body.toString("utf8")).toBe("1\t[3,1,2]\t[]\n")
   })
 
-  it("is the sink's encoder for the page tables only (tx_pages, v3_pages, v2_pages, mc_shards_kv)", () => {
+  it("is the sink's encoder for tx_pages and mc_shards_kv, the text encoder of v3_pages and v2_pages", () => {
     for (const table of INSERT_ORDER) {
-      const pages = table === "tx_pages" || table === "v3_pages" || table === "v2_pages" || table === "mc_shards_kv"
-      expect(encoderFor(table).format).toBe(pages ? "TabSeparated" : "JSONCompactEachRow")
+      const tsv = table === "tx_pages" || table === "mc_shards_kv"
+      if (tsv) expect(encoderFor(table).format).toBe("TabSeparated")
+      const text = tsv || table === "v3_pages" || table === "v2_pages"
+      expect(textEncoderFor(table).format).toBe(text ? "TabSeparated" : "JSONCompactEachRow")
     }
+  })
+})
+
+describe("BinaryRowEncoder", () => {
+  it("is the sink's encoder for the tables of the most insert bytes, and only for those", () => {
+    const binary = ["transactions", "messages", "message_contents", "v3_pages", "v2_pages"]
+    for (const table of INSERT_ORDER) {
+      expect(encoderFor(table).format).toBe(binary.includes(table) ? "RowBinary" : textEncoderFor(table).format)
+    }
+  })
+
+  it("writes each type's bytes as RowBinary lays them out", () => {
+    const encoder = new BinaryRowEncoder("t", {
+      a: "UInt32",
+      b: "Int64",
+      c: "Nullable(UInt128)",
+      d: "FixedString(4)",
+      e: "String",
+      f: "Enum8('x' = 0, 'y' = 5)",
+      g: "Array(UInt32)",
+      h: "Map(UInt32, UInt256)",
+      i: "LowCardinality(Nullable(String))",
+      j: "Bool",
+      k: "UInt16"
+    })
+    encoder.add({
+      a: 4294967295,
+      b: "-2",
+      c: null,
+      d: "ab",
+      e: "é",
+      f: "y",
+      g: [1, 256],
+      h: { "7": "1" },
+      i: "q",
+      j: true,
+      k: null
+    })
+    encoder.add({
+      a: "1",
+      b: "-9223372036854775808",
+      c: "340282366920938463463374607431768211455",
+      d: "abcd",
+      e: "",
+      f: "x",
+      g: [],
+      h: {},
+      i: null,
+      j: false,
+      k: 65535
+    })
+    const hex = encoder.finish().body.toString("hex")
+    expect(hex).toBe(
+      "ffffffff" +
+        "feffffffffffffff" +
+        "01" +
+        "61620000" +
+        "02c3a9" +
+        "05" +
+        "02" +
+        "01000000" +
+        "00010000" +
+        "01" +
+        "07000000" +
+        "01" +
+        "00".repeat(31) +
+        "00" +
+        "0171" +
+        "01" +
+        "0000" +
+        "01000000" +
+        "0000000000000080" +
+        "00" +
+        "ff".repeat(16) +
+        "61626364" +
+        "00" +
+        "00" +
+        "00" +
+        "00" +
+        "01" +
+        "00" +
+        "ffff"
+    )
+  })
+
+  it("writes string lengths of every size, across the one-byte and two-byte length boundaries and chunks", () => {
+    const encoder = new BinaryRowEncoder("t", { s: "String" }, 300)
+    const values = [0, 1, 42, 127, 128, 129, 300, 16383, 16384, 70000].flatMap((n) => ["x".repeat(n), "é".repeat(n)])
+    for (const s of values) encoder.add({ s })
+    const body = encoder.finish().body
+    const read: Array<string> = []
+    for (let p = 0; p < body.length;) {
+      let n = 0
+      let shift = 1
+      for (;;) {
+        const b = body[p++]!
+        n += (b & 0x7f) * shift
+        shift *= 128
+        if (b < 0x80) break
+      }
+      read.push(body.toString("utf8", p, p + n))
+      p += n
+    }
+    expect(read).toEqual(values)
+  })
+
+  it("refuses a value its column cannot hold, leaving nothing of the row behind", () => {
+    const encoder = new BinaryRowEncoder("t", { a: "UInt8", b: "FixedString(2)", c: "Enum8('x' = 0)", d: "UInt64" })
+    encoder.add({ a: 1, b: "ab", c: "x", d: "18446744073709551615" })
+    const before = encoder.finish().body
+    encoder.add({ a: 1, b: "ab", c: "x", d: "18446744073709551615" })
+    for (const bad of [
+      { a: 256 },
+      { a: -1 },
+      { b: "abc" },
+      { c: "z" },
+      { d: "18446744073709551616" },
+      { d: "1.5" },
+      { a: undefined }
+    ]) {
+      expect(() => encoder.add({ a: 1, b: "ab", c: "x", d: 0, ...bad })).toThrow(UnstorableRecordError)
+    }
+    expect(() => new BinaryRowEncoder("t", { a: "UInt8" }).add({ z: 1 })).toThrow(UnstorableRecordError)
+    const after = encoder.finish()
+    expect(after.rows).toBe(1)
+    expect(after.body.equals(before)).toBe(true)
+  })
+
+  it("writes a null in a column that is not Nullable as the type's default, as the text formats read it", () => {
+    const types = { a: "UInt32", b: "String", c: "FixedString(2)", d: "Array(String)", e: "Enum8('p' = 3, 'q' = 4)" }
+    const nulls = new BinaryRowEncoder("t", types)
+    nulls.add({ a: null, b: null, c: null, d: null, e: null })
+    const defaults = new BinaryRowEncoder("t", types)
+    defaults.add({ a: 0, b: "", c: "", d: [], e: "p" })
+    expect(nulls.finish().body.toString("hex")).toBe(defaults.finish().body.toString("hex"))
   })
 })
 
