@@ -1,5 +1,5 @@
 /**
- * Table rows -> JSONCompactEachRow (or TabSeparated) bytes for one INSERT per table, encoded as the rows are made so
+ * Table rows -> JSONCompactEachRow, TabSeparated or RowBinary bytes for one INSERT per table, encoded as the rows are made so
  * that a batch's row objects never all exist at once. Invariant: every row of a table comes from one row function (the same keys in the
  * same order), so the table's columns are its first row's keys and each line holds exactly those values, which
  * ClickHouse reads as it would read the same row as a JSONEachRow object.
@@ -555,7 +555,7 @@ export const binaryType = (type: string): BinaryType => {
  * their width, strings as their UTF-8 length (LEB128) and bytes with nothing escaped, FixedString padded with zeros,
  * an enum's name as its number, Nullable a byte (1: null) before the value, arrays and maps their length before their
  * elements. No text for the engine to parse or unescape: its insert CPU per transaction is lower than for the text
- * formats (BENCHMARKS.md, "Ingest: the consumer's inserts as RowBinary"). The same invariant as the text encoders: the
+ * formats (BENCHMARKS.md, "Ingest: the consumer's largest tables inserted as RowBinary"). The same invariant as the text encoders: the
  * columns are the first row's keys; a value its column's type cannot hold is refused (the row leaves nothing behind),
  * a null in a column that is not Nullable is written as the type's default, as the text formats read it.
  */

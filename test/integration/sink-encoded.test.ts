@@ -1,4 +1,4 @@
-// The sink's encoded insert (JSONCompactEachRow, TabSeparated for tx_pages) stores exactly what the client's JSONEachRow insert stores, table by table, on real and
+// The sink's encoded insert (RowBinary for the largest tables, JSONCompactEachRow, TabSeparated for the pages) stores exactly what the client's JSONEachRow insert stores, table by table, on real and
 // synthetic bundles; and the analytics views see one insert per table statement, as before.
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { flattenBundles, INSERT_ORDER } from "../../src/flatten/index.js"
