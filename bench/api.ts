@@ -40,7 +40,7 @@ import type { BlockRecord, MasterchainBundle } from "../src/ton/record.js"
 import { MemoryTxStore } from "../tools/fake/memoryStore.js"
 import { parseCli } from "../src/infra/cli.js"
 import { peakRssBytes, readStat } from "./lib/proc.js"
-import { benchApiNodeArgs, type Runnable, startApiRunnable } from "./lib/runnable.js"
+import { apiEntry, benchApiNodeArgs, type Runnable, startApiRunnable } from "./lib/runnable.js"
 import { keepAliveGetter, v2BlocksOf, type VolumeEndpoint, volumeEndpoints } from "./lib/volumeSample.js"
 
 // No options: every setting is an environment variable (see the comment at the top).
@@ -290,10 +290,10 @@ const startRunnable = (project: string, dataDir: string, port: number, env: Reco
     project,
     dataDir,
     port,
-    // BENCH_RUNNABLE=dist runs the compiled runnable (`npm run api`: dist/pipelines/api.js, built by `npm run build`);
+    // BENCH_RUNNABLE=dist runs the compiled runnable (what `npm run api` starts: dist/pipelines/api.bundle.js, built by `npm run build`);
     // BENCH_API_NODE_ARGS adds Node options to it alone
     nodeArgs: benchApiNodeArgs(),
-    entry: process.env.BENCH_RUNNABLE === "dist" ? ["dist/pipelines/api.js"] : ["--import", "tsx", "pipelines/api.ts"],
+    entry: process.env.BENCH_RUNNABLE === "dist" ? apiEntry(project) : ["--import", "tsx", "pipelines/api.ts"],
     env
   })
 

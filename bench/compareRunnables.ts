@@ -4,7 +4,7 @@
 // shapes (limit, offset, sort, with and without the address book; both v3 page endpoints) over BENCH_MC_FIRST..
 // BENCH_MC_LAST (the 1M store's by default; one past the last: unknown), sent to both, bodies and statuses compared.
 // Prints how many differ (and the first few). Ports BENCH_PORT and BENCH_PORT + 1. Never asserts.
-import { benchApiNodeArgs, startApiRunnable } from "./lib/runnable.js"
+import { apiEntry, benchApiNodeArgs, startApiRunnable } from "./lib/runnable.js"
 
 const env = (k: string): string => {
   const v = process.env[k]
@@ -19,7 +19,7 @@ const start = (project: string, dataDir: string, p: number) =>
     dataDir,
     port: p,
     nodeArgs: benchApiNodeArgs(),
-    entry: ["dist/pipelines/api.js"],
+    entry: apiEntry(project),
     env: { API_CACHE_BYTES: "0" }
   })
 

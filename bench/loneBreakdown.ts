@@ -1,4 +1,4 @@
-// Where a lone uncached v3 page's wall time goes through the product's runnable (dist/pipelines/api.js of
+// Where a lone uncached v3 page's wall time goes through the product's runnable (the file `npm run api` starts of
 // BENCH_PROJECT_DIR, default this checkout, built; API_CACHE_BYTES=0) over a copy of a store kept by
 // `bench:ingest --store` (BENCH_STORE_DIR), one connection, BENCH_SINGLES (300) pages of random masterchain blocks
 // (limit 40, newest first, with the address book) one after another, alternately from a raw keep-alive socket (the
@@ -13,7 +13,7 @@ import { existsSync, readFileSync, rmSync } from "node:fs"
 import { loadavg, tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { threadStats } from "./lib/proc.js"
-import { benchApiNodeArgs, startApiRunnable } from "./lib/runnable.js"
+import { apiEntry, benchApiNodeArgs, startApiRunnable } from "./lib/runnable.js"
 import { socketClient } from "./lib/socketClient.js"
 import { benchStore } from "./lib/store.js"
 
@@ -36,7 +36,7 @@ const api = await startApiRunnable({
   dataDir: dir,
   port,
   nodeArgs: ["--import", join(import.meta.dirname, "lib", "loneStamps.mjs"), ...benchApiNodeArgs()],
-  entry: ["dist/pipelines/api.js"],
+  entry: apiEntry(project),
   env: { API_CACHE_BYTES: "0", LONE_STAMPS_FILE: stampsFile, ...extraEnv }
 })
 const base = `http://127.0.0.1:${port}`

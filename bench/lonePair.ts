@@ -1,6 +1,6 @@
 // Lone uncached v3 pages through several API runnables at once, request by request: one runnable per variant (its
 // settings, its own copy of a store kept by `bench:ingest --store`), all started from the same build
-// (dist/pipelines/api.js of BENCH_PROJECT_DIR, default this checkout; API_CACHE_BYTES=0), and one client that asks
+// (the file `npm run api` starts of BENCH_PROJECT_DIR, default this checkout; API_CACHE_BYTES=0), and one client that asks
 // each of them in turn for the same page (limit 40, newest first, with the address book, of a random masterchain
 // block), never two at once, the variants' order rotating page by page, by fetch (as bench/api.ts's one-connection
 // figure) and by a raw keep-alive socket. Since the variants answer the same pages side by side in the same seconds,
@@ -16,7 +16,7 @@ import { readFileSync } from "node:fs"
 import { loadavg } from "node:os"
 import { join, resolve } from "node:path"
 import { readStat } from "./lib/proc.js"
-import { benchApiNodeArgs, startApiRunnable, type Runnable } from "./lib/runnable.js"
+import { apiEntry, benchApiNodeArgs, startApiRunnable, type Runnable } from "./lib/runnable.js"
 import { socketClient } from "./lib/socketClient.js"
 
 const project = resolve(process.env.BENCH_PROJECT_DIR ?? join(import.meta.dirname, ".."))
@@ -69,7 +69,7 @@ try {
         dataDir: dirs[i]!,
         port: port0 + 2 * i,
         nodeArgs: benchApiNodeArgs(),
-        entry: ["dist/pipelines/api.js"],
+        entry: apiEntry(project),
         env: { API_CACHE_BYTES: "0", ...v.env }
       })
     )

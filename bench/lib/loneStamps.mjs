@@ -1,4 +1,4 @@
-// Loaded into the API runnable by bench/loneBreakdown.ts alone (`node --import <this file> dist/pipelines/api.js`),
+// Loaded into the API runnable by bench/loneBreakdown.ts alone (`node --import <this file> <the file npm run api starts>`),
 // never by the product: stamps each request's steps on CLOCK_MONOTONIC (process.hrtime, the same clock the bench's
 // client reads in its own process) from outside the product's code. The HTTP server's `request` event (Node's parser
 // done, before Fastify), each chdb statement (the binding's call, its return, the engine's answer handed to the main

@@ -91,3 +91,12 @@ export const runnableCommand = (name: string, project: string): RunnableCommand 
   if (file < 0) throw new Error(`package.json script ${name}: no file after node: ${String(script)}`)
   return { env, flags: words.slice(node + 1, file), file: words[file]! }
 }
+
+/**
+ * What `npm run api` of `project` starts, as `startApiRunnable`'s entry: its Node flags and file (the bundle,
+ * dist/pipelines/api.bundle.js, in a tree that builds one; dist/pipelines/api.js in older trees).
+ */
+export const apiEntry = (project: string): Array<string> => {
+  const c = runnableCommand("api", project)
+  return [...c.flags, c.file]
+}

@@ -25,7 +25,10 @@ export const WORKER_BUNDLE = "decodeWorker.bundle.js"
 
 /** The runnables `npm run build` bundles: their compiled entry in dist/ -> the bundle beside it. */
 export const RUNNABLE_BUNDLES: ReadonlyArray<readonly [string, string]> = [
-  ["pipelines/producer.js", "pipelines/producer.bundle.js"]
+  ["pipelines/producer.js", "pipelines/producer.bundle.js"],
+  ["pipelines/consumer.js", "pipelines/consumer.bundle.js"],
+  ["pipelines/api.js", "pipelines/api.bundle.js"],
+  ["pipelines/all.js", "pipelines/all.bundle.js"]
 ]
 
 /**

@@ -4,8 +4,8 @@
 // patches in node_modules): every other package, `effect` first, is inside it, tree-shaken, so a worker no longer
 // loads the whole `effect` package that a barrel import names. The producer runnable is one bundled module the same
 // way (bundleRunnable), with the packages its main thread patches or requires by path left to node_modules, and its
-// npm script starts that bundle.
-import { spawnSync } from "node:child_process"
+// npm script starts that bundle; so are the consumer, the API and `npm start`'s all-in-one.
+import { spawn, spawnSync } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -19,6 +19,7 @@ import {
   RUNNABLE_EXTERNAL,
   writeBundle
 } from "../../../src/producer/workerBundle.js"
+import { freePortPair } from "../../../tools/ports.js"
 
 const root = fileURLToPath(new URL("../../../", import.meta.url))
 const pkg = JSON.parse(readFileSync(`${root}package.json`, "utf8")) as { scripts: Record<string, string> }
@@ -78,6 +79,104 @@ describe("the producer runnable's bundle", () => {
     expect(RUNNABLE_BUNDLES).toContainEqual(["pipelines/producer.js", "pipelines/producer.bundle.js"])
     expect(pkg.scripts.producer).toBe("node dist/pipelines/producer.bundle.js")
   })
+})
+
+/** `code` written where a runnable's bundle runs from (beside the project's node_modules), for `use`; then removed. */
+const asBundle = async <A>(name: string, code: string, use: (file: string) => Promise<A> | A): Promise<A> => {
+  const dir = mkdtempSync(join(root, ".cache", `${name}-bundle-`))
+  try {
+    const file = join(dir, `${name}.bundle.js`)
+    writeBundle(file, code)
+    return await use(file)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/** Runs `file` until it prints `until` on stdout (resolves with the output) or exits (rejects), killed within 60 s. */
+const runUntil = (file: string, env: Record<string, string>, until: RegExp): Promise<string> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [file], { cwd: root, env: { ...process.env, ...env } })
+    let out = ""
+    let err = ""
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000)
+    child.stdout.on("data", (d: Buffer) => {
+      out += d.toString("utf8")
+      if (until.test(out)) child.kill("SIGTERM")
+    })
+    child.stderr.on("data", (d: Buffer) => (err += d.toString("utf8")))
+    child.on("exit", () => {
+      clearTimeout(timer)
+      if (until.test(out)) resolve(out)
+      else reject(new Error(`${file} exited before printing ${until}: ${out}${err}`))
+    })
+  })
+
+describe("the consumer's, the API's and the all-in-one's bundles", () => {
+  const bundles = [
+    ["consumer", "npm run consumer", pkg.scripts.consumer],
+    ["api", "npm run api", pkg.scripts.api],
+    ["all", "npm start", pkg.scripts.start]
+  ] as const
+
+  for (const [name, command, script] of bundles) {
+    it(`${name}: imports only Node's built-ins and the packages left to node_modules, in ASCII; \`${command}\` starts it`, async () => {
+      const code = await bundleRunnable(`${root}pipelines/${name}.ts`)
+      expect(imported(code).filter((n) => !n.startsWith("node:") && !leftOut(n, RUNNABLE_EXTERNAL))).toEqual([])
+      expect(/[^\x00-\x7f]/.test(code)).toBe(false)
+      expect(RUNNABLE_BUNDLES).toContainEqual([`pipelines/${name}.js`, `pipelines/${name}.bundle.js`])
+      expect(script).toBe(`node dist/pipelines/${name}.bundle.js`)
+    }, 120_000)
+  }
+
+  it("all: --help loads every module and prints the usage", async () => {
+    const code = await bundleRunnable(`${root}pipelines/all.ts`)
+    const run = await asBundle("all", code, (file) =>
+      spawnSync(process.execPath, [file, "--help"], { cwd: root, encoding: "utf8", timeout: 60_000 })
+    )
+    expect(run.stderr).toBe("")
+    expect(run.status).toBe(0)
+    expect(run.stdout).toMatch(/^usage: npm start/)
+  }, 120_000)
+
+  it("api: opens the embedded engine on an empty data folder and listens", async () => {
+    const code = await bundleRunnable(`${root}pipelines/api.ts`)
+    const data = mkdtempSync(join(tmpdir(), "api-bundle-data-"))
+    const port = await freePortPair()
+    try {
+      const out = await asBundle("api", code, (file) =>
+        runUntil(
+          file,
+          { CLICKHOUSE_URL: "", CLICKHOUSE_DATA_DIR: data, API_HOST: "127.0.0.1", API_PORT: String(port), METRICS_PORT: String(port + 1), SQL_PORT: "0", LOG_LEVEL: "warn" },
+          new RegExp(`api: listening on http://127\\.0\\.0\\.1:${port} \\(clickhouse chdb `)
+        )
+      )
+      expect(out).toContain(data)
+    } finally {
+      rmSync(data, { recursive: true, force: true })
+    }
+  }, 120_000)
+
+  it("consumer: runs to its Kafka connection and names KAFKA_BROKERS when no broker answers", async () => {
+    const code = await bundleRunnable(`${root}pipelines/consumer.ts`)
+    const data = mkdtempSync(join(tmpdir(), "consumer-bundle-data-"))
+    // a port nothing listens on
+    const port = await freePortPair()
+    try {
+      const run = await asBundle("consumer", code, (file) =>
+        spawnSync(process.execPath, [file], {
+          cwd: root,
+          encoding: "utf8",
+          timeout: 60_000,
+          env: { ...process.env, KAFKA_BROKERS: `127.0.0.1:${port}`, CLICKHOUSE_URL: "", CLICKHOUSE_DATA_DIR: data }
+        })
+      )
+      expect(run.status).toBe(1)
+      expect(run.stderr).toMatch(new RegExp(`KAFKA_BROKERS=127\\.0\\.0\\.1:${port}: no Kafka broker answered`))
+    } finally {
+      rmSync(data, { recursive: true, force: true })
+    }
+  }, 120_000)
 })
 
 describe("the build", () => {
