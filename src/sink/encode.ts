@@ -366,15 +366,18 @@ const TWO_32 = 4294967296
 /** Decimal strings of at most this many characters are below 2^53: read as a number, not a BigInt. */
 const SAFE_DIGITS = 15
 
-/** `v` as an integer: a number, a decimal string, a boolean; a BigInt when it is beyond 2^53. */
+/** Decimal integer text: what an integer column's text formats read, at every length. */
+const DECIMAL = /^-?[0-9]+$/
+
+/**
+ * `v` as an integer: a number, a decimal string, a boolean; a BigInt when it is beyond 2^53. A string must be decimal
+ * digits with an optional minus at any length (not "1e5", "0x10", "" or " 1", which Number() would read).
+ */
 const integer = (v: unknown): number | bigint => {
   if (typeof v === "number") {
     if (Number.isSafeInteger(v)) return v
   } else if (typeof v === "string") {
-    if (v.length <= SAFE_DIGITS && v.length > 0) {
-      const n = Number(v)
-      if (Number.isSafeInteger(n)) return n
-    } else if (/^-?[0-9]+$/.test(v)) return BigInt(v)
+    if (DECIMAL.test(v)) return v.length <= SAFE_DIGITS ? Number(v) : BigInt(v)
   } else if (typeof v === "boolean") return v ? 1 : 0
   else if (typeof v === "bigint") return v
   throw new UnstorableRecordError(`not an integer: ${String(v)}`)

@@ -217,6 +217,20 @@ describe("BinaryRowEncoder", () => {
     )
   })
 
+  it("reads decimal strings of every length as integers", () => {
+    const encoder = new BinaryRowEncoder("t", { a: "Int64" })
+    for (const a of ["0", "-0", "007", "123456789012345", "1234567890123456", "-9007199254740993"]) encoder.add({ a })
+    const body = encoder.finish().body
+    expect([0, 1, 2, 3, 4, 5].map((i) => body.readBigInt64LE(i * 8))).toEqual([
+      0n,
+      0n,
+      7n,
+      123456789012345n,
+      1234567890123456n,
+      -9007199254740993n
+    ])
+  })
+
   it("writes string lengths of every size, across the one-byte and two-byte length boundaries and chunks", () => {
     const encoder = new BinaryRowEncoder("t", { s: "String" }, 300)
     const values = [0, 1, 42, 127, 128, 129, 300, 16383, 16384, 70000].flatMap((n) => ["x".repeat(n), "é".repeat(n)])
@@ -250,6 +264,15 @@ describe("BinaryRowEncoder", () => {
       { c: "z" },
       { d: "18446744073709551616" },
       { d: "1.5" },
+      // only decimal digits, at every length: Number() would read these short ones
+      { d: "1e5" },
+      { d: "0x10" },
+      { d: "" },
+      { d: " 1" },
+      { d: "1 " },
+      { d: "+1" },
+      { d: "-" },
+      { d: "1".repeat(16) + "e5" },
       { a: undefined }
     ]) {
       expect(() => encoder.add({ a: 1, b: "ab", c: "x", d: 0, ...bad })).toThrow(UnstorableRecordError)
