@@ -91,7 +91,10 @@ export interface EngineResult {
  */
 export interface EmbeddedEngine {
   readonly run: (sql: string, o: { readonly format: string; readonly params?: Record<string, string> }) => Promise<EngineResult>
-  /** Rows in `format` into `table` (database-qualified), parsed from the bytes as they are. */
+  /**
+   * Rows in `format` into `table` (database-qualified), parsed from the bytes as they are: text or binary formats
+   * alike (a binary or large body read from a spool file, as the sink's own inserts).
+   */
   readonly insert: (o: {
     readonly table: string
     readonly columns?: ReadonlyArray<string> | undefined
@@ -435,22 +438,28 @@ const makeChdbClient = async (cfg: ClickHouseClientConfig): Promise<ClickHouseHa
   const client = createClient({ connection, clickhouse_settings: clickHouseSettings })
   // The raw insert names the table with its database instead of a `USE` prefix; materialized views resolve their
   // tables from their own definitions, so they fire exactly as for the client's insert.
-  // A large body goes through a spool file (FROM INFILE, src/clickhouse/fileInsert.ts): the same statement, read
-  // from the file instead of copied through the raw path.
-  const insertEncoded = async (insert: EncodedInsert): Promise<void> => {
-    const bytes = bodyBytes(insert.body)
+  // A large body, and any body in a format the raw insert does not take (RowBinary and the other binary ones), goes
+  // through a spool file (FROM INFILE, src/clickhouse/fileInsert.ts): the same statement, read from the file instead
+  // of copied through the raw path. Both the sink's inserts and the SQL endpoint's (EmbeddedEngine.insert) come here.
+  const insertBody = async (o: {
+    /** Qualified with its database, as a statement names it. */
+    readonly table: string
+    readonly columns: ReadonlyArray<string> | undefined
+    readonly format: string
+    readonly body: Buffer | ReadonlyArray<Buffer>
+    readonly settings: Record<string, string | number> | undefined
+  }): Promise<void> => {
+    const bytes = bodyBytes(o.body)
     if (bytes === 0) return
     if (isClosed()) throw new Error("ClickHouse client is closed")
-    const table = `${quoteIdent(cfg.database)}.${quoteIdent(insert.table)}`
-    const settings = { ...(clickHouseSettings as Record<string, string | number>), ...insert.settings }
-    // chdb's raw insert takes text formats only: a binary body goes through a file whatever its size
-    if (bytes >= FILE_INSERT_BYTES || !RAW_INSERT_FORMATS.has(insert.format)) {
-      await withSpoolFile(path, bodyChunks(insert.body), async (file) => {
+    const settings = { ...(clickHouseSettings as Record<string, string | number>), ...o.settings }
+    if (bytes >= FILE_INSERT_BYTES || !RAW_INSERT_FORMATS.has(o.format)) {
+      await withSpoolFile(path, bodyChunks(o.body), async (file) => {
         if (isClosed()) throw new Error("ClickHouse client is closed")
         const statement = fileInsertStatement({
-          table,
-          columns: insert.columns.map(quoteIdent),
-          format: quoteIdent(insert.format),
+          table: o.table,
+          columns: o.columns?.map(quoteIdent),
+          format: quoteIdent(o.format),
           file,
           settings: settingsClause(settings, quoteIdent)
         })
@@ -459,16 +468,24 @@ const makeChdbClient = async (cfg: ClickHouseClientConfig): Promise<ClickHouseHa
       return
     }
     // Below FILE_INSERT_BYTES: the raw path takes one buffer, so a body of several chunks is joined (under a megabyte).
-    const chunks = bodyChunks(insert.body)
+    const chunks = bodyChunks(o.body)
     const values = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes)
     await shared.connection.chdb.rawInsert({
-      table,
-      columns: insert.columns,
+      table: o.table,
+      ...(o.columns === undefined ? {} : { columns: o.columns }),
       values,
-      format: insert.format as RawInsertFormat,
+      format: o.format as RawInsertFormat,
       settings
     })
   }
+  const insertEncoded = (insert: EncodedInsert): Promise<void> =>
+    insertBody({
+      table: `${quoteIdent(cfg.database)}.${quoteIdent(insert.table)}`,
+      columns: insert.columns,
+      format: insert.format,
+      body: insert.body,
+      settings: insert.settings
+    })
   const embedded: EmbeddedEngine = {
     run: async (sql, { format, params }) => {
       if (isClosed()) throw new Error("ClickHouse client is closed")
@@ -487,27 +504,7 @@ const makeChdbClient = async (cfg: ClickHouseClientConfig): Promise<ClickHouseHa
       const r = await shared.connection.chdb.queryAsync(sql, { format })
       return { bytes: r.bytes(), rowsRead: r.rowsRead, bytesRead: r.bytesRead, elapsedSec: r.elapsed }
     },
-    insert: async ({ table, columns, format, body, settings }) => {
-      if (isClosed()) throw new Error("ClickHouse client is closed")
-      if (body.length === 0) return
-      const all = { ...(clickHouseSettings as Record<string, string | number>), ...settings }
-      if (RAW_INSERT_FORMATS.has(format)) {
-        await shared.connection.chdb.rawInsert({
-          table,
-          ...(columns === undefined ? {} : { columns }),
-          values: body,
-          format: format as RawInsertFormat,
-          settings: all
-        })
-        return
-      }
-      // Formats the raw path does not take are parsed from the statement's text, data after the FORMAT clause.
-      const cols = columns === undefined ? "" : ` (${columns.map(quoteIdent).join(", ")})`
-      const clause = settingsClause(all, quoteIdent)
-      await shared.connection.chdb.queryAsync(
-        `INSERT INTO ${table}${cols} SETTINGS ${clause} FORMAT ${quoteIdent(format)}\n${body.toString("utf8")}`
-      )
-    }
+    insert: ({ table, columns, format, body, settings }) => insertBody({ table, columns, format, body, settings })
   }
   return { client, database: cfg.database, backend: "chdb", location: path, insertEncoded, embedded }
 }

@@ -42,12 +42,13 @@ export const settingsClause = (settings: Record<string, string | number>, ident:
  */
 export const fileInsertStatement = (o: {
   readonly table: string
-  readonly columns: ReadonlyArray<string>
+  /** Quoted; absent: every column of the table, in its order. */
+  readonly columns?: ReadonlyArray<string> | undefined
   readonly format: string
   readonly file: string
   readonly settings: string
 }): string =>
-  `INSERT INTO ${o.table} (${o.columns.join(", ")}) FROM INFILE ${stringLiteral(o.file)} COMPRESSION 'none'` +
+  `INSERT INTO ${o.table}${o.columns === undefined ? "" : ` (${o.columns.join(", ")})`} FROM INFILE ${stringLiteral(o.file)} COMPRESSION 'none'` +
   `${o.settings === "" ? "" : ` SETTINGS ${o.settings}`} FORMAT ${o.format}`
 
 let serial = 0

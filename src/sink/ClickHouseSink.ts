@@ -15,7 +15,7 @@ import { deleteIncomplete, type PartitionScope } from "./deleteIncomplete.js"
 import type { HashB64, MasterchainBundle } from "../ton/record.js"
 import { Lru } from "../trace/Lru.js"
 import { assignTraceIds, externalParents } from "../trace/traceIds.js"
-import { encoderFor, type RowEncoder, textEncoderFor } from "./encode.js"
+import { encoderFor, type RowEncoder } from "./encode.js"
 import { latestAccountCodeRows } from "../flatten/latest_account_code.js"
 import { type CodeKvHooks, writeAccountCodes } from "../store/accountCodeKv.js"
 import { batchDigest, insertToken } from "./tokens.js"
@@ -175,11 +175,8 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
      */
     const encodeRows = (bundles: ReadonlyArray<MasterchainBundle>) => {
       // Each table's rows go into chunks of CHUNK_BYTES taken as they fill: nothing to size ahead, nothing copied.
-      // RowBinary goes to the embedded engine only (through its spool file); a server is sent the text formats, as the
-      // project's served engine (npm run clickhouse:serve) hands an insert's body to the engine's text-only raw insert.
-      const encoders = new Map<TableName, RowEncoder>(
-        INSERT_ORDER.map((t) => [t, ch.backend === "chdb" ? encoderFor(t) : textEncoderFor(t)])
-      )
+      // The same formats to every backend: a server and the project's served engine take RowBinary as the body.
+      const encoders = new Map<TableName, RowEncoder>(INSERT_ORDER.map((t) => [t, encoderFor(t)]))
       const start = threadCpuSeconds()
       let flatten = 0
       let mark = 0

@@ -12,6 +12,8 @@ import { makeClickHouseClient, type ClickHouseHandle } from "../../src/clickhous
 import { applyMigrations } from "../../src/clickhouse/migrations.js"
 import { startSqlEndpoint, type RunningSqlEndpoint } from "../../src/clickhouse/SqlEndpoint.js"
 import { flattenBundles, INSERT_ORDER } from "../../src/flatten/index.js"
+import { BINARY_COLUMN_TYPES } from "../../src/sink/columnTypes.js"
+import { encoderFor, type RowEncoder, textEncoderFor } from "../../src/sink/encode.js"
 import { ClickHouseTxStore } from "../../src/store/Store.js"
 import { insertTables } from "../support/storeRows.js"
 import { realBlockBundles } from "../unit/store/realBlocks.js"
@@ -247,6 +249,65 @@ describe("SQL endpoint in writable mode: the store of several processes", () => 
       await expect(remote.client.command({ query: "INSERT INTO transactions SELECT * FROM url('http://127.0.0.1:1/', 'CSV')" })).rejects.toThrow(/reaches outside/)
     } finally {
       await remote.client.close()
+      await writable.close()
+    }
+  })
+})
+
+describe("SQL endpoint in writable mode: the sink's RowBinary bodies", () => {
+  it("stores the rows RowBinary bodies carry exactly as the same rows sent as text", async () => {
+    const writable = await startSqlEndpoint({
+      engine: owner.embedded!,
+      database,
+      host: "127.0.0.1",
+      port: 0,
+      user: "",
+      password: "",
+      closeDeadlineMs: 500,
+      writable: true
+    })
+    const open = (db: string) => makeClickHouseClient({ url: writable.url, user: "default", password: "", database: db, dataDir: "" })
+    const viaText = await open("served_text")
+    const viaBinary = await open("served_binary")
+    try {
+      await applyMigrations(viaText.client)
+      await applyMigrations(viaBinary.client)
+      const batch = flattenBundles(bundles)
+      const send = async (ch: ClickHouseHandle, encoder: (table: string, chunkBytes: number) => RowEncoder) => {
+        for (const table of INSERT_ORDER) {
+          // small chunks: a body of many pieces, values straddling them, as the sink hands it over
+          const e = encoder(table, 300)
+          for (const row of batch[table]) e.add(row)
+          if (e.rows === 0) continue
+          const { columns, chunks } = e.finishChunks()
+          await ch.insertEncoded({ table, columns, format: e.format, body: chunks })
+        }
+      }
+      await send(viaText, textEncoderFor)
+      await send(viaBinary, encoderFor)
+
+      const binaryTables = Object.keys(BINARY_COLUMN_TYPES)
+      expect(binaryTables.map((t) => encoderFor(t).format)).toEqual(binaryTables.map(() => "RowBinary"))
+      const dump = async (db: string, table: string) => {
+        const cols = await (
+          await owner.client.query({
+            query: `SELECT name FROM system.columns WHERE database = {db:String} AND table = {t:String}
+              AND name NOT IN ('insert_id', 'inserted_at') ORDER BY position`,
+            query_params: { db, t: table },
+            format: "JSONEachRow"
+          })
+        ).json<{ name: string }>()
+        const list = cols.map((c) => c.name).join(", ")
+        return (await owner.client.query({ query: `SELECT ${list} FROM ${db}.${table} ORDER BY ALL`, format: "JSONEachRow" })).text()
+      }
+      for (const table of binaryTables) {
+        const expected = await dump("served_text", table)
+        expect(expected.split("\n").length, table).toBeGreaterThan(1)
+        expect({ table, rows: await dump("served_binary", table) }).toEqual({ table, rows: expected })
+      }
+    } finally {
+      await viaText.client.close()
+      await viaBinary.client.close()
       await writable.close()
     }
   })
