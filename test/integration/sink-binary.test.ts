@@ -5,10 +5,11 @@
 // non-ASCII text, long texts, nulls, each integer type's extremes, every enum value). And the column types the binary
 // encoders write are the migrated schema's, column for column.
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { flattenBundles, INSERT_ORDER, type TableRows } from "../../src/flatten/index.js"
+import { flattenBundles, type TableRows } from "../../src/flatten/index.js"
 import { BINARY_COLUMN_TYPES } from "../../src/sink/columnTypes.js"
-import { encoderFor, type RowEncoder, textEncoderFor } from "../../src/sink/encode.js"
+import { encoderFor, textEncoderFor } from "../../src/sink/encode.js"
 import { testClickHouse, type TestClickHouse } from "../support/integration.js"
+import { insertEncodedTables } from "../support/storeRows.js"
 import { chainBundles } from "../support/pipeline/chainBundles.js"
 import { realBundle, syntheticBundle } from "../unit/store/records.js"
 
@@ -79,20 +80,6 @@ const unusualRows = (rows: TableRows): TableRows => {
   return out
 }
 
-const insertAll = async (
-  ch: TestClickHouse,
-  rows: TableRows,
-  encoder: (table: string, chunkBytes: number) => RowEncoder
-) => {
-  for (const table of INSERT_ORDER) {
-    const e = encoder(table, 300)
-    for (const row of rows[table]) e.add(row)
-    if (e.rows === 0) continue
-    const { columns, chunks } = e.finishChunks()
-    await ch.insertEncoded({ table, columns, format: e.format, body: chunks })
-  }
-}
-
 /**
  * Every table of the database (views and the migrations' own aside), each row as JSON, aggregate states as their finalized values, the
  * statements' ids and times left out.
@@ -129,8 +116,8 @@ beforeAll(async () => {
   viaText = await testClickHouse("sink text")
   viaBinary = await testClickHouse("sink binary")
   for (const rows of [base, generated, unusualRows(generated)]) {
-    await insertAll(viaText, rows, textEncoderFor)
-    await insertAll(viaBinary, rows, encoderFor)
+    await insertEncodedTables(viaText, rows, textEncoderFor)
+    await insertEncodedTables(viaBinary, rows, encoderFor)
   }
 }, 180_000)
 

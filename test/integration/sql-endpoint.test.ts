@@ -13,9 +13,9 @@ import { applyMigrations } from "../../src/clickhouse/migrations.js"
 import { startSqlEndpoint, type RunningSqlEndpoint } from "../../src/clickhouse/SqlEndpoint.js"
 import { flattenBundles, INSERT_ORDER } from "../../src/flatten/index.js"
 import { BINARY_COLUMN_TYPES } from "../../src/sink/columnTypes.js"
-import { encoderFor, type RowEncoder, textEncoderFor } from "../../src/sink/encode.js"
+import { encoderFor, textEncoderFor } from "../../src/sink/encode.js"
 import { ClickHouseTxStore } from "../../src/store/Store.js"
-import { insertTables } from "../support/storeRows.js"
+import { insertEncodedTables, insertTables } from "../support/storeRows.js"
 import { realBlockBundles } from "../unit/store/realBlocks.js"
 
 // Refusals are the point of several cases here; the client would log each one as an error.
@@ -186,18 +186,13 @@ describe("SQL endpoint over plain HTTP (curl)", () => {
 const compact = (rows: ReadonlyArray<object>, columns: ReadonlyArray<string>): Buffer =>
   Buffer.from(rows.map((r) => JSON.stringify(columns.map((c) => (r as Record<string, unknown>)[c]))).join("\n") + "\n")
 
+/** A writable endpoint over this file's engine, as `npm run clickhouse:serve` serves one. */
+const startWritable = () =>
+  startSqlEndpoint({ engine: owner.embedded!, database, host: "127.0.0.1", port: 0, user: "", password: "", closeDeadlineMs: 500, writable: true })
+
 describe("SQL endpoint in writable mode: the store of several processes", () => {
   it("migrates, inserts, deletes and reads through the project's own server client", async () => {
-    const writable = await startSqlEndpoint({
-      engine: owner.embedded!,
-      database,
-      host: "127.0.0.1",
-      port: 0,
-      user: "",
-      password: "",
-      closeDeadlineMs: 500,
-      writable: true
-    })
+    const writable = await startWritable()
     const remote = await makeClickHouseClient({ url: writable.url, user: "default", password: "", database: "remote_store", dataDir: "" })
     try {
       expect(remote.backend).toBe("server")
@@ -256,16 +251,7 @@ describe("SQL endpoint in writable mode: the store of several processes", () => 
 
 describe("SQL endpoint in writable mode: the sink's RowBinary bodies", () => {
   it("stores the rows RowBinary bodies carry exactly as the same rows sent as text", async () => {
-    const writable = await startSqlEndpoint({
-      engine: owner.embedded!,
-      database,
-      host: "127.0.0.1",
-      port: 0,
-      user: "",
-      password: "",
-      closeDeadlineMs: 500,
-      writable: true
-    })
+    const writable = await startWritable()
     const open = (db: string) => makeClickHouseClient({ url: writable.url, user: "default", password: "", database: db, dataDir: "" })
     const viaText = await open("served_text")
     const viaBinary = await open("served_binary")
@@ -273,18 +259,8 @@ describe("SQL endpoint in writable mode: the sink's RowBinary bodies", () => {
       await applyMigrations(viaText.client)
       await applyMigrations(viaBinary.client)
       const batch = flattenBundles(bundles)
-      const send = async (ch: ClickHouseHandle, encoder: (table: string, chunkBytes: number) => RowEncoder) => {
-        for (const table of INSERT_ORDER) {
-          // small chunks: a body of many pieces, values straddling them, as the sink hands it over
-          const e = encoder(table, 300)
-          for (const row of batch[table]) e.add(row)
-          if (e.rows === 0) continue
-          const { columns, chunks } = e.finishChunks()
-          await ch.insertEncoded({ table, columns, format: e.format, body: chunks })
-        }
-      }
-      await send(viaText, textEncoderFor)
-      await send(viaBinary, encoderFor)
+      await insertEncodedTables(viaText, batch, textEncoderFor)
+      await insertEncodedTables(viaBinary, batch, encoderFor)
 
       const binaryTables = Object.keys(BINARY_COLUMN_TYPES)
       expect(binaryTables.map((t) => encoderFor(t).format)).toEqual(binaryTables.map(() => "RowBinary"))
