@@ -14,9 +14,9 @@ import { makeClickHouseClient, type ClickHouseHandle } from "../src/clickhouse/C
 import { applyMigrations } from "../src/clickhouse/migrations.js"
 import { INSERT_ORDER } from "../src/flatten/bundle.js"
 import { parseCli } from "../src/infra/cli.js"
-import { processCpuSeconds } from "../src/ops/cpu.js"
 import { textEncoderFor } from "../src/sink/encode.js"
 import { benchBundles, encodedBatches } from "./lib/chain.js"
+import { measuredInsert } from "./lib/engineCpu.js"
 
 const USAGE = `Usage: npx tsx bench/insertFormats.ts [--mc 60] [--tx 30] [--seed 42] [--rounds 6] [--batches 4]
   The engine's insert CPU per table, the tables' text bodies against the sink's encoders (RowBinary); numbers are printed, never asserted.`
@@ -45,18 +45,6 @@ for (const [k, batches] of [text, binary].entries()) {
 }
 const rounds = Number(args.rounds)
 
-const events = async (ch: ClickHouseHandle): Promise<Map<string, number>> => {
-  const r = await ch.embedded!.run("SELECT event, value FROM system.events", { format: "TSV" })
-  const out = new Map<string, number>()
-  for (const line of Buffer.from(r.bytes).toString("utf8").split("\n")) {
-    const [k, v] = line.split("\t")
-    if (k !== undefined && k !== "" && v !== undefined) out.set(k, Number(v))
-  }
-  return out
-}
-const threadsCpu = (e: Map<string, number>) =>
-  ((e.get("UserTimeMicroseconds") ?? 0) + (e.get("SystemTimeMicroseconds") ?? 0)) / 1e6
-
 const dataDir = mkdtempSync(join(tmpdir(), "bench-insert-formats-"))
 let db = 0
 const open = async (): Promise<ClickHouseHandle> => {
@@ -78,12 +66,7 @@ for (let round = 0; round < rounds; round++) {
     const byTable = cpu.get(name)!
     for (const batch of batches) {
       for (const b of batch) {
-        const e0 = await events(ch)
-        const t0 = processCpuSeconds()
-        await ch.insertEncoded(b)
-        const spent = processCpuSeconds() - t0
-        const e1 = await events(ch)
-        const engine = threadsCpu(e1) - threadsCpu(e0)
+        const { process: spent, engine } = await measuredInsert(ch, b)
         for (const key of [b.table, "all tables"]) {
           const list = byTable.get(key) ?? Array.from({ length: rounds }, () => [0, 0] as [number, number])
           list[round]![0] += spent

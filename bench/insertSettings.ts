@@ -12,12 +12,12 @@
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { makeClickHouseClient, type ClickHouseHandle } from "../src/clickhouse/ClickHouse.js"
+import { makeClickHouseClient } from "../src/clickhouse/ClickHouse.js"
 import { applyMigrations } from "../src/clickhouse/migrations.js"
 import { INSERT_ORDER } from "../src/flatten/bundle.js"
 import { parseCli } from "../src/infra/cli.js"
-import { processCpuSeconds } from "../src/ops/cpu.js"
 import { benchBundles, encodedBatches } from "./lib/chain.js"
+import { measuredInsert } from "./lib/engineCpu.js"
 
 const USAGE = `Usage: npx tsx bench/insertSettings.ts [--mc 60] [--tx 30] [--seed 42] [--rounds 6] [--batches 4]
   [--settings-a name=value,...] [--settings-b name=value,...]
@@ -51,18 +51,6 @@ const variants: ReadonlyArray<[string, Record<string, string>]> = [
   [`B (${args["settings-b"]})`, parseSettings(args["settings-b"])]
 ]
 
-const events = async (ch: ClickHouseHandle): Promise<Map<string, number>> => {
-  const r = await ch.embedded!.run("SELECT event, value FROM system.events", { format: "TSV" })
-  const out = new Map<string, number>()
-  for (const line of Buffer.from(r.bytes).toString("utf8").split("\n")) {
-    const [k, v] = line.split("\t")
-    if (k !== undefined && k !== "" && v !== undefined) out.set(k, Number(v))
-  }
-  return out
-}
-const threadsCpu = (e: Map<string, number>) =>
-  ((e.get("UserTimeMicroseconds") ?? 0) + (e.get("SystemTimeMicroseconds") ?? 0)) / 1e6
-
 const dataDir = mkdtempSync(join(tmpdir(), "bench-insert-settings-"))
 /** variant -> table -> [process CPU, statement threads' CPU] seconds per round */
 const cpu = new Map<string, Map<string, Array<[number, number]>>>(variants.map(([n]) => [n, new Map()]))
@@ -79,13 +67,8 @@ for (let round = 0; round < rounds; round++) {
     const sums = counters.get(name)!
     for (const batch of batches) {
       for (const b of batch) {
-        const e0 = await events(ch)
-        const t0 = processCpuSeconds()
-        await ch.insertEncoded({ ...b, settings })
-        const spent = processCpuSeconds() - t0
-        const e1 = await events(ch)
-        for (const [k, v] of e1) sums.set(k, (sums.get(k) ?? 0) + v - (e0.get(k) ?? 0))
-        const engine = threadsCpu(e1) - threadsCpu(e0)
+        const { process: spent, engine, events } = await measuredInsert(ch, { ...b, settings })
+        for (const [k, v] of events) sums.set(k, (sums.get(k) ?? 0) + v)
         for (const key of [b.table, "all tables"]) {
           const list = byTable.get(key) ?? Array.from({ length: rounds }, () => [0, 0] as [number, number])
           list[round]![0] += spent

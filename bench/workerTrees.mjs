@@ -7,6 +7,7 @@
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Either } from "effect"
+import { loadChain, loadTree } from "./lib/workerTrees.mjs"
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const { threadCpuSeconds } = await import(join(root, "dist/src/ops/cpu.js"))
 const [genDir, aDir, bDir, roundsS = "8", mcS = "0"] = process.argv.slice(2)
@@ -14,36 +15,15 @@ if (bDir === undefined) {
   process.stderr.write("Usage: node bench/workerTrees.mjs GEN_DIR A_CHECKOUT B_CHECKOUT [rounds 8] [mc 0]\n")
   process.exit(2)
 }
-const load = async (dir) => {
-  const m = {
-    prepare: (await import(`${dir}/dist/src/producer/assemble.js`)).prepare,
-    assembleBlockFiles: (await import(`${dir}/dist/src/producer/blockFiles.js`)).assembleBlockFiles,
-    blockFile: (await import(`${dir}/dist/src/source/liteserver/blockFiles.js`)).blockFile,
-    tx: await import(`${dir}/dist/src/kafka/transactions.js`),
-    install: (await import(`${dir}/dist/src/ton/fastHash.js`)).installFastCellHash
-  }
-  m.install()
-  return m
-}
-const trees = { a: await load(aDir), b: await load(bDir) }
-const { loadGeneratedChain } = await import(join(root, "dist/tools/gen/chain.js"))
-const { withBlockFiles } = await import(join(root, "dist/tools/fake/liteserver/blocks.js"))
-const { blockKey } = await import(join(root, "dist/src/source/shard.js"))
-const lite = withBlockFiles(await loadGeneratedChain(genDir))
-const chain = lite.chain
-let seqnos = [...chain.masterchain.keys()].sort((x, y) => x - y)
-if (Number(mcS) > 0) seqnos = seqnos.slice(0, Number(mcS))
-const bundlesOf = (t) => seqnos.map((seqno) => {
-  const mc = chain.masterchain.get(seqno)
-  const files = [mc.block, ...mc.shardBlocks].map((b) => { const f = t.blockFile(b.record.id, lite.files.get(blockKey(b.record.id))); if (Either.isLeft(f)) throw f.left; return f.right })
-  return { mc_seqno: seqno, blocks: files, shard_tops: mc.shardTops, states: "block" }
-})
+const trees = { a: await loadTree(aDir), b: await loadTree(bDir) }
+const { network, seqnos, bundleOf } = await loadChain(root, genDir, Number(mcS))
+const bundlesOf = (t) => seqnos.map((seqno) => bundleOf(t, seqno))
 const round = (t) => {
   const history = new t.tx.PublishHistory()
   let txs = 0, worker = 0, publish = 0
   for (const b of bundlesOf(t)) {
     const t0 = threadCpuSeconds()
-    const a = t.assembleBlockFiles(b, chain.network)
+    const a = t.assembleBlockFiles(b, network)
     if (Either.isLeft(a)) throw new Error("block")
     const p = t.prepare(a.right)
     const t1 = threadCpuSeconds()

@@ -6,36 +6,20 @@
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Either } from "effect"
+import { loadChain, loadTree } from "./lib/workerTrees.mjs"
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const [genDir, aDir, bDir] = process.argv.slice(2)
 if (bDir === undefined) {
   process.stderr.write("Usage: node bench/workerTreesBytes.mjs GEN_DIR A_CHECKOUT B_CHECKOUT\n")
   process.exit(2)
 }
-const load = async (dir) => {
-  const m = {
-    prepare: (await import(`${dir}/dist/src/producer/assemble.js`)).prepare,
-    assembleBlockFiles: (await import(`${dir}/dist/src/producer/blockFiles.js`)).assembleBlockFiles,
-    blockFile: (await import(`${dir}/dist/src/source/liteserver/blockFiles.js`)).blockFile,
-    install: (await import(`${dir}/dist/src/ton/fastHash.js`)).installFastCellHash
-  }
-  m.install()
-  return m
-}
-const trees = { a: await load(aDir), b: await load(bDir) }
-const { loadGeneratedChain } = await import(join(root, "dist/tools/gen/chain.js"))
-const { withBlockFiles } = await import(join(root, "dist/tools/fake/liteserver/blocks.js"))
-const { blockKey } = await import(join(root, "dist/src/source/shard.js"))
-const lite = withBlockFiles(await loadGeneratedChain(genDir))
-const chain = lite.chain
-const seqnos = [...chain.masterchain.keys()].sort((x, y) => x - y)
+const trees = { a: await loadTree(aDir), b: await loadTree(bDir) }
+const { network, seqnos, bundleOf } = await loadChain(root, genDir)
 let diff = 0, bytes = 0, txs = 0
 for (const seqno of seqnos) {
   const out = {}
   for (const [k, t] of Object.entries(trees)) {
-    const mc = chain.masterchain.get(seqno)
-    const files = [mc.block, ...mc.shardBlocks].map((b) => { const f = t.blockFile(b.record.id, lite.files.get(blockKey(b.record.id))); if (Either.isLeft(f)) throw f.left; return f.right })
-    const a = t.assembleBlockFiles({ mc_seqno: seqno, blocks: files, shard_tops: mc.shardTops, states: "block" }, chain.network)
+    const a = t.assembleBlockFiles(bundleOf(t, seqno), network)
     if (Either.isLeft(a)) throw new Error("block")
     const p = t.prepare(a.right)
     out[k] = { bundle: Buffer.from(p.bundle.value), drafts: Buffer.from(p.drafts.bytes), list: JSON.stringify(p.drafts.list), n: p.transactions }
