@@ -128,7 +128,8 @@ const main = async () => {
             KAFKA_TOPIC_PREFIX: `startup-all-${runtime}-${round}`,
             CLICKHOUSE_DATA_DIR: join(scratch, `all-${runtime}-${round}`)
           },
-          /^api: /m,
+          // offline with --exit it backfills the bundled chain and prints its summary (LOG_LEVEL=warn: no api line)
+          /^done: mc /m,
           false
         )
         for (const [name, s] of [
@@ -151,7 +152,7 @@ const main = async () => {
   }
   console.log(
     [
-      `chain: bundled real transactions, mc ${fake.chain.first}..${fake.chain.last}; ready = api listening / producer summary / all-in-one api line`,
+      `chain: bundled real transactions, mc ${fake.chain.first}..${fake.chain.last}; ready = api listening / producer summary / all-in-one backfill summary`,
       `load average at the end: ${loadavg().map((l) => l.toFixed(1)).join(" ")} on ${cpus().length} cores`,
       "| runtime | runnable | first line | ready | CPU s at ready | CPU s (whole run) | peak RSS | exit |",
       "|---|---|---|---|---|---|---|---|",
