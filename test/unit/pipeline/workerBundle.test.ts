@@ -53,34 +53,6 @@ describe("the decode worker's bundle", () => {
   })
 })
 
-describe("the producer runnable's bundle", () => {
-  it("imports only Node's built-ins and the packages left to node_modules, in ASCII, and starts", async () => {
-    const code = await bundleRunnable(`${root}pipelines/producer.ts`)
-    const names = imported(code)
-    expect(names).toContain("kafkajs")
-    expect(names.filter((n) => !n.startsWith("node:") && !leftOut(n, RUNNABLE_EXTERNAL))).toEqual([])
-    // V8 keeps the source text for the thread's life: one byte a character only when all of it is ASCII
-    expect(/[^\x00-\x7f]/.test(code)).toBe(false)
-    // it runs beside the project's node_modules, as dist/pipelines/producer.bundle.js does: --help loads every module
-    const dir = mkdtempSync(join(root, ".cache", "producer-bundle-"))
-    try {
-      const file = join(dir, "producer.bundle.js")
-      writeBundle(file, code)
-      const run = spawnSync(process.execPath, [file, "--help"], { cwd: root, encoding: "utf8", timeout: 60_000 })
-      expect(run.stderr).toBe("")
-      expect(run.status).toBe(0)
-      expect(run.stdout).toMatch(/^usage: npm run producer/)
-    } finally {
-      rmSync(dir, { recursive: true, force: true })
-    }
-  }, 120_000)
-
-  it("is what `npm run producer` starts", () => {
-    expect(RUNNABLE_BUNDLES).toContainEqual(["pipelines/producer.js", "pipelines/producer.bundle.js"])
-    expect(pkg.scripts.producer).toBe("node dist/pipelines/producer.bundle.js")
-  })
-})
-
 /** `code` written where a runnable's bundle runs from (beside the project's node_modules), for `use`; then removed. */
 const asBundle = async <A>(name: string, code: string, use: (file: string) => Promise<A> | A): Promise<A> => {
   const dir = mkdtempSync(join(root, ".cache", `${name}-bundle-`))
@@ -92,6 +64,29 @@ const asBundle = async <A>(name: string, code: string, use: (file: string) => Pr
     rmSync(dir, { recursive: true, force: true })
   }
 }
+
+describe("the producer runnable's bundle", () => {
+  it("imports only Node's built-ins and the packages left to node_modules, in ASCII, and starts", async () => {
+    const code = await bundleRunnable(`${root}pipelines/producer.ts`)
+    const names = imported(code)
+    expect(names).toContain("kafkajs")
+    expect(names.filter((n) => !n.startsWith("node:") && !leftOut(n, RUNNABLE_EXTERNAL))).toEqual([])
+    // V8 keeps the source text for the thread's life: one byte a character only when all of it is ASCII
+    expect(/[^\x00-\x7f]/.test(code)).toBe(false)
+    // it runs beside the project's node_modules, as dist/pipelines/producer.bundle.js does: --help loads every module
+    const run = await asBundle("producer", code, (file) =>
+      spawnSync(process.execPath, [file, "--help"], { cwd: root, encoding: "utf8", timeout: 60_000 })
+    )
+    expect(run.stderr).toBe("")
+    expect(run.status).toBe(0)
+    expect(run.stdout).toMatch(/^usage: npm run producer/)
+  }, 120_000)
+
+  it("is what `npm run producer` starts", () => {
+    expect(RUNNABLE_BUNDLES).toContainEqual(["pipelines/producer.js", "pipelines/producer.bundle.js"])
+    expect(pkg.scripts.producer).toBe("node dist/pipelines/producer.bundle.js")
+  })
+})
 
 /** Runs `file` until it prints `until` on stdout (resolves with the output) or exits (rejects), killed within 60 s. */
 const runUntil = (file: string, env: Record<string, string>, until: RegExp): Promise<string> =>
