@@ -187,3 +187,46 @@ describe("the build", () => {
     expect(build).toContain("bundleDecodeWorker")
   })
 })
+
+/** docker-compose.yml's services and their `command` (one flow sequence a line), read line by line. */
+const composeCommands = (text: string): Map<string, ReadonlyArray<string>> => {
+  const commands = new Map<string, ReadonlyArray<string>>()
+  let service: string | undefined
+  let inServices = false
+  for (const line of text.split("\n")) {
+    if (/^\S/.test(line)) inServices = line.startsWith("services:")
+    const key = /^ {2}([a-z0-9-]+):\s*$/.exec(line)
+    if (inServices && key) service = key[1]
+    const command = /^ {4}command:\s*(\[.*\])\s*$/.exec(line)
+    if (inServices && service !== undefined && command) commands.set(service, JSON.parse(command[1]!) as Array<string>)
+  }
+  return commands
+}
+
+describe("docker-compose.yml", () => {
+  const commands = composeCommands(readFileSync(`${root}docker-compose.yml`, "utf8"))
+
+  it("starts the producer, the consumer and the API as their npm scripts do, single node and cluster", () => {
+    for (const name of ["producer", "consumer", "api"]) {
+      for (const service of [name, `${name}-cluster`]) {
+        expect(commands.get(service)?.join(" "), service).toBe(pkg.scripts[name])
+      }
+    }
+  })
+
+  it("runs built files only, each one the build writes; the install service builds them", () => {
+    const written = new Set(RUNNABLE_BUNDLES.map(([, bundle]) => `dist/${bundle}`))
+    const run = [...commands].filter(([, c]) => c[0] === "node")
+    expect(run.length).toBeGreaterThanOrEqual(8)
+    for (const [service, [, file]] of run) {
+      if (file === "dist/pipelines/migrate.js") {
+        expect(pkg.scripts.migrate, service).toBe(`node ${file}`)
+        continue
+      }
+      expect(written.has(file!), `${service}: ${file}`).toBe(true)
+    }
+    expect([...commands.values()].some((c) => c.includes("tsx"))).toBe(false)
+    expect(commands.get("install")).toEqual(["npm", "ci", "--no-audit", "--no-fund"])
+    expect(pkg.scripts.prepare).toBe("node scripts/build-if-stale.mjs")
+  })
+})
