@@ -48,18 +48,26 @@ const NO_BYTES = Buffer.alloc(0)
  * What both formats share: one line per row written as UTF-8 straight into fixed-size chunks (no line strings, no
  * joined slices, no concatenation at the end), the table's columns its first row's keys. A format says only how a
  * row's values are written. Each value is written whole into one chunk (a value that does not fit in what is left of
- * the current chunk starts the next, one larger than a chunk when it must), so a value's bytes can be scanned and
- * rewritten in place. A row that cannot be written leaves nothing behind (the chunks are cut back to its start).
+ * the current chunk starts the next), so a value's bytes can be scanned and rewritten in place. A value larger than a
+ * chunk gets a buffer of its own, and the values after it go on in the room the chunk it left still has: the body is
+ * a list of slices, several of them of one chunk, in the order they were written (a table whose every row carries
+ * one such value, a page's text, would otherwise leave nearly a whole chunk unused per row: ~8-12 MB of a 16 MiB
+ * batch's encoder buffers, BENCHMARKS.md). A row that cannot be written leaves nothing behind (the slices, buffers
+ * and positions are put back as they were at its start).
  */
 abstract class ByteRowEncoder {
   private columns: ReadonlyArray<string> | undefined
-  /** Chunks filled before the current one, and how many bytes of each were written. */
+  /** The body's slices written before the current one, in order. */
   private full: Array<Buffer> = []
-  private used: Array<number> = []
   private fullBytes = 0
-  /** The chunk being written (none until the first byte: a table without rows holds no memory). */
+  /** The buffer being written (none until the first byte: a table without rows holds no memory). */
   protected buf: Buffer = NO_BYTES
   protected len = 0
+  /** Where the current slice starts in `buf`. */
+  private from = 0
+  /** The chunk a value larger than a chunk left, and where its room starts: the next values go on there. */
+  private spare: Buffer = NO_BYTES
+  private spareAt = 0
   private count = 0
 
   constructor(
@@ -73,8 +81,10 @@ abstract class ByteRowEncoder {
 
   /** Bytes the encoder's chunks hold room for (what it costs in memory, used or not). */
   get capacity(): number {
-    let n = this.buf.length
-    for (const c of this.full) n += c.length
+    const held = new Set<ArrayBufferLike>([this.buf.buffer, this.spare.buffer])
+    for (const c of this.full) held.add(c.buffer)
+    let n = 0
+    for (const b of held) n += b.byteLength
     return n
   }
 
@@ -87,14 +97,19 @@ abstract class ByteRowEncoder {
     const fullBytes = this.fullBytes
     const buf = this.buf
     const start = this.len
+    const from = this.from
+    const spare = this.spare
+    const spareAt = this.spareAt
     try {
       this.writeValues(r, (this.columns ??= Object.keys(r)))
     } catch (e) {
       this.full.length = fullCount
-      this.used.length = fullCount
       this.fullBytes = fullBytes
       this.buf = buf
       this.len = start
+      this.from = from
+      this.spare = spare
+      this.spareAt = spareAt
       throw e
     }
     this.endRow()
@@ -108,14 +123,16 @@ abstract class ByteRowEncoder {
 
   /** The encoded rows as their chunks; the encoder is empty afterwards and holds none of them. */
   finishChunks(): EncodedChunks {
-    const chunks = this.full.map((c, i) => c.subarray(0, this.used[i]))
-    if (this.len > 0) chunks.push(this.buf.subarray(0, this.len))
-    const out = { columns: this.columns ?? [], chunks, bytes: this.fullBytes + this.len, rows: this.count }
+    const chunks = this.full
+    if (this.len > this.from) chunks.push(this.buf.subarray(this.from, this.len))
+    const out = { columns: this.columns ?? [], chunks, bytes: this.fullBytes + this.len - this.from, rows: this.count }
     this.full = []
-    this.used = []
     this.fullBytes = 0
     this.buf = NO_BYTES
     this.len = 0
+    this.from = 0
+    this.spare = NO_BYTES
+    this.spareAt = 0
     this.count = 0
     return out
   }
@@ -126,16 +143,40 @@ abstract class ByteRowEncoder {
     return { columns, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes), rows }
   }
 
-  /** Room for `n` more bytes in the current chunk: the next chunk when this one has less. */
+  /**
+   * Room for `n` more bytes in the current buffer: else the current slice ends and the next one starts in a buffer of
+   * its own for a value larger than a chunk, in the room a chunk left to such a value when it has enough, or in a new
+   * chunk.
+   */
   protected reserve(n: number): void {
     if (this.len + n <= this.buf.length) return
-    if (this.len > 0) {
-      this.full.push(this.buf)
-      this.used.push(this.len)
-      this.fullBytes += this.len
+    if (this.len > this.from) {
+      this.full.push(this.buf.subarray(this.from, this.len))
+      this.fullBytes += this.len - this.from
     }
-    this.buf = Buffer.allocUnsafe(Math.max(this.chunkBytes, n))
-    this.len = 0
+    if (n > this.chunkBytes) {
+      // The chunk keeps its room for the values after this one (one spare at a time: the first one left is kept).
+      if (this.spare === NO_BYTES && this.buf.length - this.len > 0 && this.buf.length <= this.chunkBytes) {
+        this.spare = this.buf
+        this.spareAt = this.len
+      }
+      this.take(n)
+      return
+    }
+    if (this.spareAt + n <= this.spare.length) {
+      this.buf = this.spare
+      this.len = this.from = this.spareAt
+    } else {
+      this.take(this.chunkBytes)
+    }
+    this.spare = NO_BYTES
+    this.spareAt = 0
+  }
+
+  /** A buffer of its own (never a slice of Node's shared pool, so what the encoder holds is what it took). */
+  private take(size: number): void {
+    this.buf = Buffer.allocUnsafeSlow(size)
+    this.len = this.from = 0
   }
 
   protected byte(b: number): void {
@@ -681,11 +722,12 @@ export class BinaryRowEncoder extends ByteRowEncoder {
         return
       }
     }
-    // the length's own size is known before the bytes when n and 3n (the most UTF-8 bytes) need as many
+    // the length's own size is known before the bytes when n and 3n (the most UTF-8 bytes) need as many; the bytes
+    // are counted first when that bound does not fit in the current buffer (a page's text: a buffer of three times
+    // its size would hold two thirds unused)
     const most = n * 3
     const size = varUIntSize(n)
-    if (size === varUIntSize(most)) {
-      this.reserve(size + most)
+    if (size === varUIntSize(most) && this.len + size + most <= this.buf.length) {
       const bytes = this.buf.write(s, this.len + size, "utf8")
       this.putVarUInt(this.len, bytes)
       this.len += size + bytes

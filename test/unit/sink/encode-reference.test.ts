@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest"
 import { flattenBundles, INSERT_ORDER, type TableRows, UnstorableRecordError } from "../../../src/flatten/index.js"
 import { assembleBundle, pipelineDecode } from "../../../src/producer/assemble.js"
-import { CHUNK_BYTES, CompactRowEncoder, textEncoderFor, TsvRowEncoder } from "../../../src/sink/encode.js"
+import { BinaryRowEncoder, CHUNK_BYTES, CompactRowEncoder, textEncoderFor, TsvRowEncoder } from "../../../src/sink/encode.js"
 import type { MasterchainBundle } from "../../../src/ton/record.js"
 import { mixedChain } from "../../../tools/fake/mixedChain.js"
 import { rawBundle } from "../../support/pipeline/chainUpstream.js"
@@ -206,6 +206,35 @@ describe("sink encoders against the reference encoders", () => {
       ref.add(row)
     }
     expect(ours.finish().body.equals(ref.finish().body)).toBe(true)
+  })
+
+  it("hold little more than their bytes when every row carries a value larger than a chunk, and write what one chunk would", () => {
+    // A page's text in each row: the values after it go on in the room of the chunk it left, not in a new chunk each.
+    const rows = Array.from({ length: 400 }, (_, i) => ({ n: i, s: `${"p".repeat(900 + (i % 7) * 50)}\t${i}`, t: "x" }))
+    const makers = [
+      (chunk: number) => new TsvRowEncoder("t", chunk),
+      (chunk: number) => new CompactRowEncoder("t", chunk),
+      (chunk: number) => new BinaryRowEncoder("t", { n: "UInt32", s: "String", t: "String" }, chunk)
+    ]
+    for (const make of makers) {
+      const small = make(256)
+      const whole = make(1 << 24)
+      let written = 0
+      for (const row of rows) {
+        small.add(row)
+        whole.add(row)
+        written += row.s.length + 12
+        // each row's large value in a buffer of its own, the rest in chunks filled one after the other (a new chunk
+        // per row would hold ~256 bytes more for each)
+        expect(small.capacity).toBeLessThanOrEqual(written * 1.01 + 4 * 256)
+      }
+      const a = small.finishChunks()
+      const b = whole.finish()
+      expect(a.chunks.length).toBeGreaterThan(rows.length)
+      expect(Buffer.concat(a.chunks).equals(b.body)).toBe(true)
+      expect(a.bytes).toBe(b.body.length)
+      expect(small.capacity).toBe(0)
+    }
   })
 
   it("hold no more than their bytes, the unused end of each chunk below a value's size, and one chunk", () => {
