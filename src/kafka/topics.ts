@@ -6,7 +6,7 @@
  * by account: order holds per account, not across accounts.
  */
 import type { Admin, ITopicConfig } from "kafkajs"
-import { Effect } from "effect"
+import { Duration, Effect, Schedule } from "effect"
 import { KafkaError } from "./errors.js"
 
 export interface TopicNames {
@@ -80,6 +80,10 @@ export const topicSpecs = (names: TopicNames, limits: TopicLimits): Array<ITopic
   ]
 }
 
+/** How long a start waits for topics just created (by it or another process) to appear in a broker's metadata. */
+export const METADATA_WAIT_MS = 15_000
+const METADATA_RETRY_MS = 200
+
 /** Creates the missing topics and checks that existing ones have the partition count the design relies on. */
 export const ensureTopics = (admin: Admin, specs: ReadonlyArray<ITopicConfig>) =>
   Effect.gen(function* () {
@@ -105,7 +109,17 @@ export const ensureTopics = (admin: Admin, specs: ReadonlyArray<ITopicConfig>) =
     const metadata = yield* Effect.tryPromise({
       try: () => admin.fetchTopicMetadata({ topics: specs.map((s) => s.topic) }),
       catch: (e) => KafkaError.from("admin", e)
-    })
+    }).pipe(
+      // Topics another process has just created (several producers or a producer and a consumer starting together on
+      // a new cluster) may not be in the answering broker's metadata yet: UNKNOWN_TOPIC_OR_PARTITION and the like,
+      // which kafkajs marks retriable, are asked again for up to METADATA_WAIT_MS.
+      Effect.retry({
+        while: (e) => e.retriable === true,
+        schedule: Schedule.spaced(Duration.millis(METADATA_RETRY_MS)).pipe(
+          Schedule.intersect(Schedule.recurs(Math.ceil(METADATA_WAIT_MS / METADATA_RETRY_MS)))
+        )
+      })
+    )
     for (const spec of specs) {
       const topic = metadata.topics.find((t) => t.name === spec.topic)
       if (topic === undefined || topic.partitions.length !== spec.numPartitions) {
