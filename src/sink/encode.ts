@@ -51,8 +51,8 @@ const NO_BYTES = Buffer.alloc(0)
  * the current chunk starts the next), so a value's bytes can be scanned and rewritten in place. A value larger than a
  * chunk gets a buffer of its own, and the values after it go on in the room the chunk it left still has: the body is
  * a list of slices, several of them of one chunk, in the order they were written (a table whose every row carries
- * one such value, a page's text, would otherwise leave nearly a whole chunk unused per row: ~8-12 MB of a 16 MiB
- * batch's encoder buffers, BENCHMARKS.md). A row that cannot be written leaves nothing behind (the slices, buffers
+ * one such value, a page's text, would otherwise leave nearly a whole chunk unused per row; with BinaryRowEncoder's
+ * strings counted when their 3x bound does not fit, a 16 MiB batch's buffers went 46-54 -> 37-39 MB, BENCHMARKS.md). A row that cannot be written leaves nothing behind (the slices, buffers
  * and positions are put back as they were at its start).
  */
 abstract class ByteRowEncoder {
