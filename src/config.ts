@@ -21,6 +21,8 @@ export const DEFAULT_DECODE_YOUNG_MB = 16
  * 0.530 -> 0.630 ms/tx (BENCHMARKS.md, "the producer's committed bundles freed at once").
  */
 export const DEFAULT_PRODUCER_HEAP_GROWTH_PERCENT = 0
+/** PRODUCER_INFLIGHT_BYTES: a quiet chain's eight prefetched bundles (~1 MB each) stay well inside it. */
+export const DEFAULT_PRODUCER_INFLIGHT_BYTES = 64 * 1024 * 1024
 /**
  * The same bound for the consumer's heap (src/ops/heapGrowth.ts); 0: V8's own factor. The consumer holds a batch's
  * decoded bundles for seconds, so they are promoted and die in the old generation, which V8 lets grow to several
@@ -152,6 +154,8 @@ export interface ProducerSettings {
   readonly heapGrowthPercent: number
   /** Most records (a bundle's record and one per transaction) per Kafka transaction: what the producer holds to send. */
   readonly transactionRecords: number
+  /** Bytes of fetched bundles held before their publish; 0: the prefetch count alone bounds them. */
+  readonly inflightBytes: number
 }
 
 export interface ConsumerSettings {
@@ -475,6 +479,12 @@ export const settings = {
       "4000",
       "Most Kafka records per producer transaction (a bundle's record and one per transaction of it; a larger bundle goes alone): the records held while one is sent",
       int(1, 1_000_000)
+    ),
+    inflightBytes: setting(
+      "PRODUCER_INFLIGHT_BYTES",
+      String(DEFAULT_PRODUCER_INFLIGHT_BYTES),
+      "Bytes of fetched bundles (their records and drafts) the producer holds before they are published: the next fetch waits while they would exceed it (a larger bundle goes alone); 0 bounds them by the prefetch count alone",
+      int(0, 2 ** 40)
     )
   },
   consumer: {

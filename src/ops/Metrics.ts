@@ -11,6 +11,7 @@ export interface MetricsShape {
   readonly registry: Registry
   readonly upstreamHead: Gauge
   readonly producerLastSeqno: Gauge
+  readonly producerInflightBytes: Gauge
   readonly producerBundles: Counter
   readonly producerTransactions: Counter
   readonly producerFetchSeconds: Histogram
@@ -62,6 +63,11 @@ export const makeMetrics = (defaults = true): MetricsShape => {
     producerLastSeqno: new Gauge({
       name: "ton_producer_last_mc_seqno",
       help: "Last masterchain seqno committed to Kafka by this producer",
+      registers
+    }),
+    producerInflightBytes: new Gauge({
+      name: "ton_producer_inflight_bytes",
+      help: "Bytes of fetched bundles held before their publish, and reserved for fetches under way (PRODUCER_INFLIGHT_BYTES)",
       registers
     }),
     producerBundles: new Counter({ name: "ton_producer_bundles_total", help: "Bundles committed to Kafka", registers }),

@@ -6,7 +6,7 @@
  * repeat a read_committed subscriber could see.
  */
 import { Chunk, Context, Duration, Effect, Either, Fiber, Layer, Option, Schedule, Sink, Stream } from "effect"
-import { ProducerConfig, type ProducerMode, type ProducerSettings } from "../config.js"
+import { DEFAULT_PRODUCER_INFLIGHT_BYTES, ProducerConfig, type ProducerMode, type ProducerSettings } from "../config.js"
 import { makeBundlePublisher, type PublishItem } from "../kafka/BundlePublisher.js"
 import { decodeBundle as decodeBundleRecord } from "../kafka/codec.js"
 import { readTailFrom } from "../kafka/tail.js"
@@ -31,6 +31,7 @@ import {
 } from "./assemble.js"
 import { isBlockFiles, makeDecodePool, type DecodePoolError, workerLimits } from "./DecodePool.js"
 import type { ThreadHeap } from "./decodeWorker.js"
+import { InFlightBytes } from "./inflight.js"
 import { type BlockFilesBundle, completeBlockFiles } from "../source/liteserver/blockFiles.js"
 
 export interface ProducerRun {
@@ -40,6 +41,12 @@ export interface ProducerRun {
   readonly to?: number | undefined
   /** Bundles fetched ahead of the one being published. */
   readonly prefetch?: number
+  /**
+   * Bytes of fetched bundles (records and drafts) held before their publish (./inflight.ts); a fetch waits while
+   * they would exceed it, a larger bundle goes alone (default DEFAULT_PRODUCER_INFLIGHT_BYTES). 0: the prefetch count
+   * alone bounds them.
+   */
+  readonly inflightBytes?: number
   /**
    * Worker threads that decode and encode bundles (they run `pipelineDecode`); 0 or absent decodes on the main
    * thread with the decoder given to `runProducer`.
@@ -87,7 +94,8 @@ export const runTuning = (c: ProducerSettings) => ({
   decodeYoungMb: c.decodeYoungMb,
   learnBlocks: c.learnBlocks,
   heapGrowthPercent: c.heapGrowthPercent,
-  maxRecordsPerTransaction: c.transactionRecords
+  maxRecordsPerTransaction: c.transactionRecords,
+  inflightBytes: c.inflightBytes
 })
 
 export interface ProducerSummary {
@@ -153,6 +161,10 @@ export const transactionBatches =
  * record batches and nothing reads them again, so they go at the next scavenge instead of the next full collection
  * (src/ops/release.ts). Only after the commit: a failed attempt's bundles are fetched again, not republished.
  */
+/** What a prepared bundle holds until it is published: its bundle record and its transactions' drafts. */
+export const preparedBytes = (item: Prepared): number =>
+  (item.bundle?.value.byteLength ?? 0) + item.drafts.bytes.byteLength
+
 export const releasePublished = (items: ReadonlyArray<Prepared>, published: ReadonlyArray<PublishItem>): void => {
   for (const p of published) releaseBytes(p.bundle?.value)
   for (const item of items) {
@@ -177,6 +189,8 @@ export const runProducer = (run: ProducerRun, decode: DecodeTransaction) =>
     // memory came with ~50 MB more heap (BENCHMARKS.md, "the producer's committed bundles freed at once").
     const releaseCommitted = (run.heapGrowthPercent ?? 0) > 0
     const prefetch = run.prefetch ?? 8
+    const inflightBytes = run.inflightBytes ?? DEFAULT_PRODUCER_INFLIGHT_BYTES
+    const inflightBudget = inflightBytes > 0 ? inflightBytes : Number.POSITIVE_INFINITY
     const decodeWorkers = run.decodeWorkers ?? 0
     if (decodeWorkers > 0 && decode !== pipelineDecode) {
       return yield* Effect.dieMessage("decode workers run pipelineDecode; another decoder needs decodeWorkers 0")
@@ -280,13 +294,17 @@ export const runProducer = (run: ProducerRun, decode: DecodeTransaction) =>
       }
     }
 
-    const publish = (publisher: { publish: (i: ReadonlyArray<PublishItem>) => Effect.Effect<void, KafkaError> }) =>
+    const publish = (
+      publisher: { publish: (i: ReadonlyArray<PublishItem>) => Effect.Effect<void, KafkaError> },
+      inflight: InFlightBytes
+    ) =>
       (items: ReadonlyArray<Prepared>) =>
         Effect.gen(function* () {
           const endTimer = metrics.producerPublishSeconds.startTimer()
           const published = items.map(toPublish)
           yield* publisher.publish(published)
           endTimer()
+          for (const item of items) inflight.release(item)
           if (releaseCommitted) releasePublished(items, published)
           const now = Date.now()
           for (const item of items) {
@@ -333,6 +351,8 @@ export const runProducer = (run: ProducerRun, decode: DecodeTransaction) =>
           })
           yield* Effect.logInfo(`producer: re-read ${learned} bundles from mc ${from} for trace and state history`)
         }
+        // What this attempt holds between fetch and publish; a failed attempt's bundles go with it.
+        const inflight = new InFlightBytes(inflightBudget, (b) => metrics.producerInflightBytes.set(b))
         // Workers live as long as the attempt: one that dies fails it, and the next attempt starts a fresh pool.
         const decodeBundle =
           decodeWorkers > 0
@@ -357,8 +377,7 @@ export const runProducer = (run: ProducerRun, decode: DecodeTransaction) =>
           yield* Stream.range(from, start - 1).pipe(
             Stream.mapEffect(
               (seqno) =>
-                fetchBundle(seqno).pipe(
-                  Effect.flatMap(decodeBundle),
+                inflight.hold(fetchBundle(seqno).pipe(Effect.flatMap(decodeBundle)), preparedBytes).pipe(
                   Effect.map(Option.some),
                   Effect.catchIf(
                     (e): e is UpstreamError => e instanceof UpstreamError && (permanent(e) || e.reason === "not_found"),
@@ -369,7 +388,9 @@ export const runProducer = (run: ProducerRun, decode: DecodeTransaction) =>
             ),
             Stream.runForEach((item) =>
               Effect.sync(() => {
-                if (Option.isNone(item) || item.value.bundle === null) return
+                if (Option.isNone(item)) return
+                inflight.release(item.value)
+                if (item.value.bundle === null) return
                 completeBundle(item.value.mcSeqno, item.value.drafts, item.value.accountStates, history)
                 learned++
               })
@@ -385,9 +406,11 @@ export const runProducer = (run: ProducerRun, decode: DecodeTransaction) =>
         const seqnos =
           end === undefined ? Stream.iterate(start, (n) => n + 1) : Stream.range(start, end)
         yield* seqnos.pipe(
-          Stream.mapEffect((seqno) => fetch(seqno, decodeBundle), { concurrency: prefetch }),
+          Stream.mapEffect((seqno) => inflight.hold(fetch(seqno, decodeBundle), preparedBytes), {
+            concurrency: prefetch
+          }),
           transactionBatches(perTx, maxRecords),
-          Stream.mapEffect((chunk) => publish(publisher)([...chunk])),
+          Stream.mapEffect((chunk) => publish(publisher, inflight)([...chunk])),
           Stream.runDrain
         )
       }).pipe(Effect.provideService(KafkaClient, client))

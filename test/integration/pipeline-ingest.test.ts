@@ -2,7 +2,8 @@
 // and several shard blocks per masterchain block (plus the recorded real transactions) goes producer -> Kafka ->
 // consumer -> ClickHouse, and ClickHouse then holds exactly the chain's blocks and transactions, each once. The
 // producer decodes on two worker threads, and one of them dies mid-run: the attempt restarts from the committed tail.
-// It runs twice: over the chain served in-process, and through the liteserver source reading the chain's block files
+// It runs three times: over the chain served in-process, the same with the producer's byte budget for fetched bundles
+// below any bundle's size (each fetched alone), and through the liteserver source reading the chain's block files
 // from a local liteserver over ADNL.
 import { Effect, Fiber, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -55,7 +56,7 @@ describe("pipeline: generated chain through Kafka into ClickHouse", () => {
   })
 
   /** Ingests `served` (the chain as the upstream serves it) through `source` and checks ClickHouse against it. */
-  const ingest = async (name: string, served: ChainData, source: Layer.Layer<Upstream>) => {
+  const ingest = async (name: string, served: ChainData, source: Layer.Layer<Upstream>, inflightBytes?: number) => {
     const ch = await testClickHouse(`pipeline_ingest_${name}`)
     chs.push(ch)
     const stats = chainStats(served)
@@ -85,7 +86,7 @@ describe("pipeline: generated chain through Kafka into ClickHouse", () => {
     const sinkLayers = ClickHouseSink.layer.pipe(Layer.provideMerge(ClickHouse.fromConfig(ch.config)))
     const summary = await Effect.runPromise(
       runProducer(
-        { mode: "backfill", from: served.first, to: served.last, progressMs: 0, prefetch: 4, decodeWorkers: 2 },
+        { mode: "backfill", from: served.first, to: served.last, progressMs: 0, prefetch: 4, decodeWorkers: 2, inflightBytes },
         pipelineDecode
       ).pipe(Effect.provide(upstream), Effect.provide(layers))
     )
@@ -153,6 +154,10 @@ describe("pipeline: generated chain through Kafka into ClickHouse", () => {
 
   it("stores exactly the chain's blocks and transactions, with trace ids (upstream in-process)", async () => {
     await ingest("inproc", chain, Layer.succeed(Upstream, chainUpstream(chain)))
+  })
+
+  it("the same with a byte budget smaller than any bundle (PRODUCER_INFLIGHT_BYTES=1): each bundle fetched alone, none lost", async () => {
+    await ingest("budget", chain, Layer.succeed(Upstream, chainUpstream(chain)), 1)
   })
 
   it(
