@@ -165,13 +165,27 @@ export const transactionBatches =
 export const preparedBytes = (item: Prepared): number =>
   (item.bundle?.value.byteLength ?? 0) + item.drafts.bytes.byteLength
 
-export const releasePublished = (items: ReadonlyArray<Prepared>, published: ReadonlyArray<PublishItem>): void => {
-  for (const p of published) releaseBytes(p.bundle?.value)
-  for (const item of items) {
+export const releasePublished = (
+  items: ReadonlyArray<Prepared>,
+  published: ReadonlyArray<PublishItem>,
+  minBytes = 0
+): void => {
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i]!
+    if (minBytes > 0 && preparedBytes(item) < minBytes) continue
+    releaseBytes(published[i]?.bundle?.value)
     releaseBytes(item.bundle?.value)
     releaseBytes(item.drafts.bytes)
   }
 }
+
+/**
+ * A committed bundle of at least this many bytes (records and drafts) has them freed at once even without a bound on
+ * heap growth: on a busy stretch (2,000-transaction masterchain blocks, ~19 MB each) the bundles left to the collector
+ * were most of the main thread's external memory at the producer's peak, which freeing them took 523 / 531 -> 465 /
+ * 498 MB at the same CPU; a quiet chain's bundles (~1 MB) stay with the collector, as below.
+ */
+export const LARGE_BUNDLE_BYTES = 8 * 1024 * 1024
 
 export const runProducer = (run: ProducerRun, decode: DecodeTransaction) =>
   Effect.gen(function* () {
@@ -186,7 +200,8 @@ export const runProducer = (run: ProducerRun, decode: DecodeTransaction) =>
     // With a bound on heap growth the bytes of committed bundles are freed at once. Without one they are left to the
     // collector: V8 starts a full collection each time external memory has grown by ~64 MB, and those collections are
     // what keep the main thread's heap near its live size; freed at once without a bound, ~40 MB less external
-    // memory came with ~50 MB more heap (BENCHMARKS.md, "the producer's committed bundles freed at once").
+    // memory came with ~50 MB more heap (BENCHMARKS.md, "the producer's committed bundles freed at once"). Large
+    // bundles (LARGE_BUNDLE_BYTES) are freed at once either way.
     const releaseCommitted = (run.heapGrowthPercent ?? 0) > 0
     const prefetch = run.prefetch ?? 8
     const inflightBytes = run.inflightBytes ?? DEFAULT_PRODUCER_INFLIGHT_BYTES
@@ -305,7 +320,7 @@ export const runProducer = (run: ProducerRun, decode: DecodeTransaction) =>
           yield* publisher.publish(published)
           endTimer()
           for (const item of items) inflight.release(item)
-          if (releaseCommitted) releasePublished(items, published)
+          releasePublished(items, published, releaseCommitted ? 0 : LARGE_BUNDLE_BYTES)
           const now = Date.now()
           for (const item of items) {
             const seqno = item.mcSeqno

@@ -61,30 +61,31 @@ describe("releaseBytes", () => {
 })
 
 describe("releasePublished", () => {
-  it("frees a committed bundle's records and drafts, and nothing of other bundles", () => {
-    const bundle = (mcSeqno: number) => {
-      const value = Buffer.allocUnsafeSlow(5000).fill(mcSeqno)
-      const drafts = Buffer.allocUnsafeSlow(8000).fill(mcSeqno)
-      const item = {
-        mcSeqno,
-        bundle: { key: String(mcSeqno), value, headers: {} },
-        deadLetters: [],
-        blocks: 1,
-        transactions: 2,
-        drafts: { bytes: drafts, list: [] },
-        accountStates: []
-      } as unknown as Prepared
-      const filled = Buffer.concat([value, Buffer.from("x")])
-      const published: PublishItem = {
-        bundle: { key: String(mcSeqno), value: filled, headers: {} },
-        deadLetters: [],
-        transactions: [
-          { key: "a", value: drafts.subarray(0, 4000), headers: {} },
-          { key: "b", value: drafts.subarray(4000), headers: {} }
-        ]
-      }
-      return { item, published }
+  const bundle = (mcSeqno: number, valueBytes = 5000, draftBytes = 8000) => {
+    const value = Buffer.allocUnsafeSlow(valueBytes).fill(mcSeqno)
+    const drafts = Buffer.allocUnsafeSlow(draftBytes).fill(mcSeqno)
+    const item = {
+      mcSeqno,
+      bundle: { key: String(mcSeqno), value, headers: {} },
+      deadLetters: [],
+      blocks: 1,
+      transactions: 2,
+      drafts: { bytes: drafts, list: [] },
+      accountStates: []
+    } as unknown as Prepared
+    const filled = Buffer.concat([value, Buffer.from("x")])
+    const published: PublishItem = {
+      bundle: { key: String(mcSeqno), value: filled, headers: {} },
+      deadLetters: [],
+      transactions: [
+        { key: "a", value: drafts.subarray(0, 4000), headers: {} },
+        { key: "b", value: drafts.subarray(4000), headers: {} }
+      ]
     }
+    return { item, published }
+  }
+
+  it("frees a committed bundle's records and drafts, and nothing of other bundles", () => {
     const committed = [bundle(1), bundle(2)]
     const waiting = bundle(3)
     releasePublished(
@@ -100,5 +101,17 @@ describe("releasePublished", () => {
     expect(waiting.item.bundle!.value.length).toBe(5000)
     expect(waiting.item.drafts.bytes.byteLength).toBe(8000)
     expect(waiting.published.transactions![1]!.value[0]).toBe(3)
+  })
+
+  it("with a size floor, frees only the committed bundles of at least that many bytes (records and drafts)", () => {
+    const small = bundle(1)
+    const large = bundle(2, 20_000, 30_000)
+    releasePublished([small.item, large.item], [small.published, large.published], 50_000)
+    expect(large.item.bundle!.value.length).toBe(0)
+    expect(large.item.drafts.bytes.byteLength).toBe(0)
+    expect(large.published.bundle!.value.length).toBe(0)
+    expect(small.item.bundle!.value.length).toBe(5000)
+    expect(small.item.drafts.bytes.byteLength).toBe(8000)
+    expect(small.published.bundle!.value.length).toBe(5001)
   })
 })
