@@ -155,16 +155,17 @@ export const transactionBatches =
       )
     )
 
-/**
- * Frees the bytes of bundles whose Kafka transaction committed: the bundle records (as decoded, and as published with
- * their trace ids) and the drafts' bytes, of which the transaction records are views. kafkajs copied them into its
- * record batches and nothing reads them again, so they go at the next scavenge instead of the next full collection
- * (src/ops/release.ts). Only after the commit: a failed attempt's bundles are fetched again, not republished.
- */
 /** What a prepared bundle holds until it is published: its bundle record and its transactions' drafts. */
 export const preparedBytes = (item: Prepared): number =>
   (item.bundle?.value.byteLength ?? 0) + item.drafts.bytes.byteLength
 
+/**
+ * Frees the bytes of bundles whose Kafka transaction committed: the bundle records (as decoded, and as published with
+ * their trace ids) and the drafts' bytes, of which the transaction records are views. kafkajs copied them into its
+ * record batches and nothing reads them again, so they go at the next scavenge instead of the next full collection
+ * (src/ops/release.ts). Only after the commit: a failed attempt's bundles are fetched again, not republished. With
+ * `minBytes`, only the bundles of at least that many bytes (`preparedBytes`).
+ */
 export const releasePublished = (
   items: ReadonlyArray<Prepared>,
   published: ReadonlyArray<PublishItem>,

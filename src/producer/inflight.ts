@@ -8,8 +8,8 @@
  * budget goes alone, so the chain never stalls). Its reservation is the largest of the last bundles' sizes (sizes
  * change slowly along the chain; the first fetch reserves the whole budget); once fetched, the bundle's own size
  * replaces it until it is published. So what is held stays within the budget but for the fetches that started before
- * the sizes grew, each by its growth. Fetches start in the order
- * they ask (first come, first served), so later seqnos never pass earlier ones waiting for room.
+ * the sizes grew, each by its growth. Fetches start in the order they ask (first come, first served), so later seqnos
+ * never pass earlier ones waiting for room.
  */
 import { Effect, Exit } from "effect"
 
