@@ -278,7 +278,8 @@ const expandLeaf = (v: TlbJson, depth: number, seen: Expanded): DecodedBody => {
 /** `message_content.decoded` of a body, or null when toncenter would not decode it. */
 export const decodeBody = (body: Cell): DecodedBody | null => {
   try {
-    return decodeValid(body)
+    // The cells the interpreter makes (a body inline in its message, a value's bits) are hashed only if printed.
+    return withLazyCellHashes(() => decodeValid(body))
   } catch (e) {
     if (e === INVALID_OUTPUT) return null
     throw e
