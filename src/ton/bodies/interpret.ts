@@ -10,24 +10,26 @@
  * `NO_PARSE`, never a partial value.
  */
 import { beginCell, type Cell, type Slice } from "@ton/core"
-import {
+import type { Declaration, Expression, Program } from "@ton-community/tlb-parser/dist/ast/nodes.js"
+import * as nodes from "@ton-community/tlb-parser/dist/ast/nodes.js"
+import { loadIntBits, loadSmallUint, loadUintBits, preloadSmallUint } from "./bits.js"
+import { serializeBoc } from "../boc.js"
+
+// The syntax tree's classes, bound once: a bundle (esbuild) reads a CommonJS module's named exports through a getter
+// at every use, which the interpreter's hot paths (an `instanceof` per field and per value) paid on each read.
+const {
   BuiltinOneArgExpr,
   BuiltinZeroArgs,
   CellRefExpr,
   CombinatorExpr,
   CompareExpr,
-  type Declaration,
-  type Expression,
   FieldBuiltinDef,
   FieldCurlyExprDef,
   FieldNamedDef,
   MathExpr,
   NameExpr,
-  NumberExpr,
-  type Program
-} from "@ton-community/tlb-parser/dist/ast/nodes.js"
-import { loadIntBits, loadSmallUint, loadUintBits, preloadSmallUint } from "./bits.js"
-import { serializeBoc } from "../boc.js"
+  NumberExpr
+} = nodes
 
 /** A cell in a TL-B value: printed as `markerBoc(cell)` unless it is replaced by its own decoding. */
 export class CellValue {
