@@ -26,9 +26,12 @@ export const DEFAULT_PRODUCER_INFLIGHT_BYTES = 64 * 1024 * 1024
 /**
  * The same bound for the consumer's heap (src/ops/heapGrowth.ts); 0: V8's own factor. The consumer holds a batch's
  * decoded bundles for seconds, so they are promoted and die in the old generation, which V8 lets grow to several
- * times what survives (BENCHMARKS.md, "the consumer's own memory").
+ * times what survives (BENCHMARKS.md, "the consumer's own memory"). Bounded by default since the batch's insert bodies
+ * are spooled as they are encoded (src/clickhouse/spool.ts): with both, the consumer's own peak on the 50k chain is
+ * 280-295 MB against 325-354 without either, for ~14% more of its CPU; 50: 269-274 MB for ~17%; 0 with the spool:
+ * 313-329 MB at the same CPU (BENCHMARKS.md, "the consumer's insert bodies spooled as they are encoded").
  */
-export const DEFAULT_CONSUMER_HEAP_GROWTH_PERCENT = 0
+export const DEFAULT_CONSUMER_HEAP_GROWTH_PERCENT = 100
 /**
  * RocksDB block cache of `account_lookups_kv` in the embedded engine, bytes. RocksDB's own 32 MiB holds about half of
  * the table of the 200,000-transaction store (212k rows, ~61 MB of 4 KiB blocks once decompressed), so a random page's

@@ -11,13 +11,14 @@ import {
 import type { Session } from "chdb"
 import type { createChdbConnection } from "chdb/connection"
 import { Context, Effect, Layer, Redacted, Schema } from "effect"
-import { accessSync, constants, mkdirSync } from "node:fs"
+import { accessSync, constants, createReadStream, mkdirSync } from "node:fs"
 import { createRequire } from "node:module"
-import { resolve } from "node:path"
+import { join, resolve } from "node:path"
 import { Readable } from "node:stream"
 import { ClickHouseConfig, type ClickHouseSettings, type TableCompression } from "../config.js"
 import { type EngineOptions, withEngineConfig } from "./engineConfig.js"
-import { FILE_INSERT_BYTES, fileInsertStatement, resetSpool, settingsClause, withSpoolFile } from "./fileInsert.js"
+import { FILE_INSERT_BYTES, fileInsertStatement, resetSpool, settingsClause, spoolDir, withSpoolFile } from "./fileInsert.js"
+import { type BodyFile, processSpoolDir } from "./spool.js"
 
 export class ClickHouseError extends Schema.TaggedError<ClickHouseError>()("ClickHouseError", {
   reason: Schema.Literal(
@@ -64,18 +65,25 @@ export interface EncodedInsert {
   readonly table: string
   readonly columns: ReadonlyArray<string>
   readonly format: "JSONEachRow" | "JSONCompactEachRow" | "TabSeparated" | "RowBinary"
-  /** The bytes, whole or as the chunks an encoder wrote them into (sent or spooled one after another, never joined). */
-  readonly body: Buffer | ReadonlyArray<Buffer>
+  /**
+   * The bytes, whole, as the chunks an encoder wrote them into (sent or spooled one after another, never joined), or
+   * in a file of `spoolPath` (read as it is; the caller removes it afterwards).
+   */
+  readonly body: InsertBody
   readonly settings?: Record<string, string | number>
 }
 
-/** The chunks of an insert's body, in order. */
+export type InsertBody = Buffer | ReadonlyArray<Buffer> | BodyFile
+
+const isBodyFile = (body: InsertBody): body is BodyFile => !Buffer.isBuffer(body) && !Array.isArray(body)
+
+/** The chunks of an insert's body held in memory, in order. */
 export const bodyChunks = (body: Buffer | ReadonlyArray<Buffer>): ReadonlyArray<Buffer> =>
   Buffer.isBuffer(body) ? [body] : body
 
 /** Bytes of an insert's body. */
-export const bodyBytes = (body: Buffer | ReadonlyArray<Buffer>): number =>
-  Buffer.isBuffer(body) ? body.length : body.reduce((n, c) => n + c.length, 0)
+export const bodyBytes = (body: InsertBody): number =>
+  isBodyFile(body) ? body.bytes : Buffer.isBuffer(body) ? body.length : body.reduce((n, c) => n + c.length, 0)
 
 /** What the embedded engine gives back for one statement: its formatted output and what it read. */
 export interface EngineResult {
@@ -117,6 +125,12 @@ export interface ClickHouseHandle {
    * from a spool file in its data directory (fileInsert.ts); a server gets them as the body.
    */
   readonly insertEncoded: (insert: EncodedInsert) => Promise<void>
+  /**
+   * A fresh path for an insert body's spool file (src/sink/spool.ts), where this backend's inserts read it without a
+   * copy: the embedded engine's spool directory (emptied when the engine opens), or this process's own directory
+   * under the system's temporary one for a server (leftovers of processes no longer running removed on first use).
+   */
+  readonly spoolPath: () => string
   /** Only with the embedded engine (chdb): undefined when a ClickHouse server serves the data itself. */
   readonly embedded?: EmbeddedEngine
   /** The cluster the database lives on (CLICKHOUSE_CLUSTER); undefined for one server or embedded chdb. */
@@ -367,6 +381,10 @@ const databaseExists = async (client: ClickHouseClient, database: string): Promi
 // Bounds how long a wrong CLICKHOUSE_URL can stall start-up.
 const CONNECT_TIMEOUT_MS = 10_000
 
+/** This process's spool directory for server inserts (made on first use) and the serial of its files' names. */
+let spoolHome: string | undefined
+let spoolSerial = 0
+
 const makeServerClient = async (cfg: ClickHouseClientConfig & { url: string }): Promise<ClickHouseHandle> => {
   const common = {
     url: cfg.url,
@@ -395,9 +413,10 @@ const makeServerClient = async (cfg: ClickHouseClientConfig & { url: string }): 
     if (bodyBytes(insert.body) === 0) return
     // The client's insert takes JSON formats only as object streams; exec sends the bytes as they are, the
     // statement going in the URL as @clickhouse/client's own inserts send it.
+    const body = insert.body
     const r = await client.exec({
       query: `INSERT INTO ${quoteIdent(insert.table)} (${insert.columns.map(quoteIdent).join(", ")}) FORMAT ${insert.format}`,
-      values: Readable.from(bodyChunks(insert.body), { objectMode: false }),
+      values: isBodyFile(body) ? createReadStream(body.file) : Readable.from(bodyChunks(body), { objectMode: false }),
       clickhouse_settings: insert.settings ?? {}
     })
     r.stream.resume()
@@ -412,6 +431,7 @@ const makeServerClient = async (cfg: ClickHouseClientConfig & { url: string }): 
     backend: "server",
     location: cfg.url,
     insertEncoded,
+    spoolPath: () => join((spoolHome ??= processSpoolDir()), `${++spoolSerial}.body`),
     ...(cfg.cluster ? { cluster: cfg.cluster } : {})
   }
 }
@@ -446,29 +466,33 @@ const makeChdbClient = async (cfg: ClickHouseClientConfig): Promise<ClickHouseHa
     readonly table: string
     readonly columns: ReadonlyArray<string> | undefined
     readonly format: string
-    readonly body: Buffer | ReadonlyArray<Buffer>
+    readonly body: InsertBody
     readonly settings: Record<string, string | number> | undefined
   }): Promise<void> => {
-    const bytes = bodyBytes(o.body)
+    const body = o.body
+    const bytes = bodyBytes(body)
     if (bytes === 0) return
     if (isClosed()) throw new Error("ClickHouse client is closed")
     const settings = { ...(clickHouseSettings as Record<string, string | number>), ...o.settings }
-    if (bytes >= FILE_INSERT_BYTES || !RAW_INSERT_FORMATS.has(o.format)) {
-      await withSpoolFile(path, bodyChunks(o.body), async (file) => {
-        if (isClosed()) throw new Error("ClickHouse client is closed")
-        const statement = fileInsertStatement({
-          table: o.table,
-          columns: o.columns?.map(quoteIdent),
-          format: quoteIdent(o.format),
-          file,
-          settings: settingsClause(settings, quoteIdent)
-        })
-        await shared.connection.chdb.queryAsync(statement, { format: "TSV" })
+    const fromFile = async (file: string) => {
+      if (isClosed()) throw new Error("ClickHouse client is closed")
+      const statement = fileInsertStatement({
+        table: o.table,
+        columns: o.columns?.map(quoteIdent),
+        format: quoteIdent(o.format),
+        file,
+        settings: settingsClause(settings, quoteIdent)
       })
+      await shared.connection.chdb.queryAsync(statement, { format: "TSV" })
+    }
+    // A body already in a file (spooled as it was encoded) is read where it is.
+    if (isBodyFile(body)) return fromFile(body.file)
+    if (bytes >= FILE_INSERT_BYTES || !RAW_INSERT_FORMATS.has(o.format)) {
+      await withSpoolFile(path, bodyChunks(body), fromFile)
       return
     }
     // Below FILE_INSERT_BYTES: the raw path takes one buffer, so a body of several chunks is joined (under a megabyte).
-    const chunks = bodyChunks(o.body)
+    const chunks = bodyChunks(body)
     const values = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes)
     await shared.connection.chdb.rawInsert({
       table: o.table,
@@ -506,7 +530,9 @@ const makeChdbClient = async (cfg: ClickHouseClientConfig): Promise<ClickHouseHa
     },
     insert: ({ table, columns, format, body, settings }) => insertBody({ table, columns, format, body, settings })
   }
-  return { client, database: cfg.database, backend: "chdb", location: path, insertEncoded, embedded }
+  let spoolSerial = 0
+  const spoolPath = () => join(spoolDir(path), `${process.pid}-s${++spoolSerial}.body`)
+  return { client, database: cfg.database, backend: "chdb", location: path, insertEncoded, spoolPath, embedded }
 }
 
 /**

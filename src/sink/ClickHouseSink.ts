@@ -16,6 +16,7 @@ import type { HashB64, MasterchainBundle } from "../ton/record.js"
 import { Lru } from "../trace/Lru.js"
 import { assignTraceIds, externalParents } from "../trace/traceIds.js"
 import { encoderFor, type RowEncoder } from "./encode.js"
+import { SpoolFile, SpoolWriteError } from "../clickhouse/spool.js"
 import { latestAccountCodeRows } from "../flatten/latest_account_code.js"
 import { type CodeKvHooks, writeAccountCodes } from "../store/accountCodeKv.js"
 import { batchDigest, insertToken } from "./tokens.js"
@@ -68,6 +69,11 @@ export interface SinkOptions {
   readonly attempts?: number
   /** Stops in the code-hash writes (tests force interleavings of two writers with them). */
   readonly codeKvHooks?: CodeKvHooks
+  /**
+   * Bytes of a table's encoded rows kept in memory before they go on into its spool file (src/clickhouse/spool.ts;
+   * default SPILL_BYTES; tests make it small).
+   */
+  readonly spillBytes?: number
 }
 
 export interface SinkShape {
@@ -169,14 +175,43 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
         return found
       })
 
+    /** A table's encoder with the file its rows go on into past `spillBytes`. */
+    interface TableBody {
+      readonly encoder: RowEncoder
+      readonly spool: SpoolFile
+    }
+
     /**
      * Rows of the batch encoded table by table as each bundle is flattened (row objects are dropped at once). The CPU
-     * goes to the flatten and encode stages and, per table, to the build and encode steps.
+     * goes to the flatten and encode stages and, per table, to the build and encode steps. Each table's bytes past
+     * `spillBytes` go on into its spool file as they are written, so the batch's bodies are never all in memory; the
+     * caller removes the files (`removeSpools`), and they are removed here if the encoding fails.
      */
-    const encodeRows = (bundles: ReadonlyArray<MasterchainBundle>) => {
+    const encodeRows = (bundles: ReadonlyArray<MasterchainBundle>): Map<TableName, TableBody> => {
       // Each table's rows go into chunks of CHUNK_BYTES taken as they fill: nothing to size ahead, nothing copied.
       // The same formats to every backend: a server and the project's served engine take RowBinary as the body.
-      const encoders = new Map<TableName, RowEncoder>(INSERT_ORDER.map((t) => [t, encoderFor(t)]))
+      const bodies = new Map<TableName, TableBody>(
+        INSERT_ORDER.map((t) => {
+          const encoder = encoderFor(t)
+          const spool = new SpoolFile(ch.spoolPath(), options.spillBytes)
+          encoder.spillTo(spool)
+          return [t, { encoder, spool }]
+        })
+      )
+      try {
+        encodeInto(bundles, bodies)
+      } catch (e) {
+        removeSpools(bodies)
+        throw e
+      }
+      return bodies
+    }
+
+    const removeSpools = (bodies: Map<TableName, TableBody>) => {
+      for (const b of bodies.values()) b.spool.remove()
+    }
+
+    const encodeInto = (bundles: ReadonlyArray<MasterchainBundle>, bodies: Map<TableName, TableBody>) => {
       const start = threadCpuSeconds()
       let flatten = 0
       let mark = 0
@@ -197,7 +232,7 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
             encoding = table
             encodeMark = now
           }
-          encoders.get(table)!.add(row)
+          bodies.get(table)!.encoder.add(row)
         },
         {
           before: () => {
@@ -219,11 +254,10 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
       endEncoding(end)
       metrics.stageCpuSeconds.inc({ stage: "flatten" }, flatten)
       metrics.stageCpuSeconds.inc({ stage: "encode" }, end - start - flatten)
-      return encoders
     }
 
     const insertAll = (
-      encoders: Map<TableName, RowEncoder>,
+      bodies: Map<TableName, TableBody>,
       first: number,
       last: number,
       digest: string,
@@ -239,7 +273,7 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
         // One statement per table, in INSERT_ORDER: the analytics views count one insert per masterchain block and
         // table (queryID), and the completion marker must be the last statement.
         for (const table of INSERT_ORDER) {
-          const encoder = encoders.get(table)!
+          const { encoder, spool } = bodies.get(table)!
           if (encoder.rows === 0) continue
           // Key-value rows (sql/0131, sql/0132, sql/0134) are per node and not replicated: off on a cluster, where
           // pages read tx_pages (which then gets every transaction's piece, see encodeRows) and account_states.
@@ -251,8 +285,9 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
             yield* owning(table === "mc_blocks_done" ? "the completion markers" : `the ${table} rows`)
           }
           // The chunks go to the insert as they are (streamed to a server, spooled one by one to the embedded
-          // engine's file): no whole-body copy of the table's bytes.
-          const { columns, chunks: body, rows } = encoder.finishChunks()
+          // engine's file), after the bytes already in the table's spool file: no whole-body copy.
+          const { columns, chunks, rows } = encoder.finishChunks()
+          const body = yield* Effect.try({ try: () => spool.finish(chunks), catch: failed(`the ${table} rows' spool file`) })
           const endTimer = metrics.consumerInsertSeconds.startTimer({ table })
           const cpuBefore = processCpuSeconds()
           const insert = Effect.tryPromise({
@@ -272,6 +307,8 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
             Effect.forever
           )
           yield* Effect.raceFirst(insert, Effect.zipRight(beat, Effect.never))
+          // The table's file is not needed past its statement (the caller removes any left on a failure).
+          spool.remove()
           endTimer()
           // The engine works on its own threads: the process's CPU while the insert ran is its cost.
           const insertCpu = processCpuSeconds() - cpuBefore
@@ -326,9 +363,19 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
           bundles = todo.map((i, k) => ({ ...i.bundle, transactions: traced[k]! }))
         }
         const digest = batchDigest(bundles.map((bundle, k) => ({ bundle, digest: todo[k]!.digest })))
-        const encoders = encodeRows(bundles)
-        const rowCount = [...encoders.values()].reduce((n, e) => n + e.rows, 0)
-        yield* insertAll(encoders, first, last, digest, heartbeat, group)
+        const bodies = yield* Effect.suspend(() => {
+          try {
+            return Effect.succeed(encodeRows(bundles))
+          } catch (e) {
+            // A spool file that cannot be written fails the batch as an insert would (cleanup and retry).
+            if (e instanceof SpoolWriteError) return Effect.fail(failed(`mc ${first}..${last}`)(e))
+            throw e
+          }
+        })
+        const rowCount = [...bodies.values()].reduce((n, b) => n + b.encoder.rows, 0)
+        yield* insertAll(bodies, first, last, digest, heartbeat, group).pipe(
+          Effect.ensuring(Effect.sync(() => removeSpools(bodies)))
+        )
         yield* writeCodes(sorted, first, last)
         const transactions = bundles.reduce((n, b) => n + b.transactions.length, 0)
         return { stored: bundles.map((b) => b.mc_seqno), alreadyDone, transactions, rows: rowCount } satisfies WriteResult

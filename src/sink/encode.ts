@@ -6,6 +6,7 @@
  */
 import { UnstorableRecordError } from "../flatten/messages.js"
 import { BINARY_COLUMN_TYPES } from "./columnTypes.js"
+import type { BodySpill } from "../clickhouse/spool.js"
 
 export interface EncodedRows {
   readonly columns: ReadonlyArray<string>
@@ -43,6 +44,7 @@ const CLOSE = 0x5d
 const DQUOTE = 0x22
 
 const NO_BYTES = Buffer.alloc(0)
+const UTF8 = new TextEncoder()
 
 /**
  * What both formats share: one line per row written as UTF-8 straight into fixed-size chunks (no line strings, no
@@ -69,10 +71,14 @@ abstract class ByteRowEncoder {
   private spare: Buffer = NO_BYTES
   private spareAt = 0
   private count = 0
+  /** Where finished slices go once they reach its `afterBytes` (none: the body stays in memory). */
+  private spill: BodySpill | undefined
+  /** Chunks whose bytes went to the spill, written over by the next chunks this encoder takes. */
+  private free: Array<Buffer> = []
 
   constructor(
     protected readonly table: string,
-    private readonly chunkBytes: number = CHUNK_BYTES
+    protected readonly chunkBytes: number = CHUNK_BYTES
   ) {}
 
   get rows(): number {
@@ -83,9 +89,19 @@ abstract class ByteRowEncoder {
   get capacity(): number {
     const held = new Set<ArrayBufferLike>([this.buf.buffer, this.spare.buffer])
     for (const c of this.full) held.add(c.buffer)
+    for (const c of this.free) held.add(c.buffer)
     let n = 0
     for (const b of held) n += b.byteLength
     return n
+  }
+
+  /**
+   * From now on, the slices written before the current one go to `spill` at the end of a row once they hold its
+   * `afterBytes`: the encoder then holds at most that, the chunk being written and a value larger than a chunk.
+   * `finishChunks` gives only what is still in memory (what follows the spilled bytes).
+   */
+  spillTo(spill: BodySpill): void {
+    this.spill = spill
   }
 
   /** Writes the row's values of `columns`, in that order, without the line's end. */
@@ -114,6 +130,26 @@ abstract class ByteRowEncoder {
     }
     this.endRow()
     this.count++
+    // Only between rows: a row that fails is put back from the slices it found, which must still be here.
+    if (this.spill !== undefined && this.fullBytes >= this.spill.afterBytes) this.spillFull(this.spill)
+  }
+
+  /**
+   * The finished slices into the spill (its write is synchronous: their bytes are copied when it returns), and their
+   * chunks, other than those still being written into, taken again for the next chunks: an encoder that spills holds
+   * a few chunks for the whole batch instead of leaving each to the collector (and the allocator's freed pages).
+   */
+  private spillFull(spill: BodySpill): void {
+    spill.write(this.full)
+    const inUse = new Set<ArrayBufferLike>([this.buf.buffer, this.spare.buffer])
+    for (const slice of this.full) {
+      const chunk = slice.buffer
+      if (chunk.byteLength !== this.chunkBytes || inUse.has(chunk)) continue
+      inUse.add(chunk)
+      this.free.push(Buffer.from(chunk, 0, chunk.byteLength))
+    }
+    this.full = []
+    this.fullBytes = 0
   }
 
   /** What follows each row's values: a line's end. */
@@ -121,7 +157,10 @@ abstract class ByteRowEncoder {
     this.byte(NEWLINE)
   }
 
-  /** The encoded rows as their chunks; the encoder is empty afterwards and holds none of them. */
+  /**
+   * The encoded rows as their chunks (after `spillTo`, those not spilled: the body is the spill's bytes followed by
+   * them); the encoder is empty afterwards, holds none of them and spills no more.
+   */
   finishChunks(): EncodedChunks {
     const chunks = this.full
     if (this.len > this.from) chunks.push(this.buf.subarray(this.from, this.len))
@@ -134,6 +173,8 @@ abstract class ByteRowEncoder {
     this.spare = NO_BYTES
     this.spareAt = 0
     this.count = 0
+    this.spill = undefined
+    this.free = []
     return out
   }
 
@@ -173,9 +214,12 @@ abstract class ByteRowEncoder {
     this.spareAt = 0
   }
 
-  /** A buffer of its own (never a slice of Node's shared pool, so what the encoder holds is what it took). */
+  /**
+   * A buffer of its own (never a slice of Node's shared pool, so what the encoder holds is what it took): a chunk
+   * whose bytes were spilled, when there is one and a chunk is asked for.
+   */
   private take(size: number): void {
-    this.buf = Buffer.allocUnsafeSlow(size)
+    this.buf = (size === this.chunkBytes ? this.free.pop() : undefined) ?? Buffer.allocUnsafeSlow(size)
     this.len = this.from = 0
   }
 
@@ -192,6 +236,23 @@ abstract class ByteRowEncoder {
     let p = this.len
     for (let k = 0; k < n; k++) buf[p++] = s.charCodeAt(k)
     this.len = p
+  }
+
+  /**
+   * `s` as UTF-8 in as many chunks as it takes, each filled before the next is taken: for a value larger than a chunk
+   * whose bytes are never rewritten (RowBinary's strings), so that it needs no buffer of its own and an encoder that
+   * spills writes it over the chunks it already has. The bytes are those of `Buffer.write` (a lone surrogate as
+   * U+FFFD, as there).
+   */
+  protected textAcrossChunks(s: string): void {
+    let read = 0
+    while (read < s.length) {
+      // a character is at most 4 bytes: a chunk with less room left is ended first
+      if (this.buf.length - this.len < 4) this.reserve(this.chunkBytes)
+      const r = UTF8.encodeInto(read === 0 ? s : s.substring(read), this.buf.subarray(this.len))
+      read += r.read
+      this.len += r.written
+    }
   }
 
   /** `s` as UTF-8, whole in one chunk; returns where its bytes start. */
@@ -735,6 +796,11 @@ export class BinaryRowEncoder extends ByteRowEncoder {
     }
     const bytes = Buffer.byteLength(s, "utf8")
     this.varUInt(bytes)
+    if (bytes > this.chunkBytes) {
+      // a page's text: across chunks, nothing in it is written over
+      this.textAcrossChunks(s)
+      return
+    }
     this.reserve(bytes)
     this.len += this.buf.write(s, this.len, "utf8")
   }

@@ -252,6 +252,31 @@ describe("BinaryRowEncoder", () => {
     expect(read).toEqual(values)
   })
 
+  it("writes a string larger than a chunk across chunks, characters of every UTF-8 width and lone surrogates whole", () => {
+    // chunk sizes of every remainder by 4, so a character's bytes meet a chunk's end at each offset
+    const parts = ["a", "é", "€", "😀", "\ud800", "\udfff", "z"]
+    const long = Array.from({ length: 3000 }, (_, i) => parts[(i * 7 + (i >> 3)) % parts.length]).join("")
+    expect(Buffer.byteLength(long, "utf8")).toBeGreaterThan(1000)
+    for (const chunk of [300, 301, 302, 303]) {
+      const encoder = new BinaryRowEncoder("t", { s: "String", n: "UInt8" }, chunk)
+      encoder.add({ s: "head", n: 1 })
+      encoder.add({ s: long, n: 2 })
+      encoder.add({ s: "tail", n: 3 })
+      const { chunks, bytes } = encoder.finishChunks()
+      const body = Buffer.concat(chunks)
+      expect(body.length).toBe(bytes)
+      // no buffer larger than a chunk was taken for it
+      expect(chunks.every((c) => c.buffer.byteLength === chunk)).toBe(true)
+      const n = Buffer.byteLength(long, "utf8")
+      const length: Array<number> = []
+      for (let x = n; ; x = Math.floor(x / 128)) {
+        length.push(x >= 128 ? (x % 128) | 0x80 : x)
+        if (x < 128) break
+      }
+      expect(body.equals(Buffer.concat([Buffer.from([4]), Buffer.from("head"), Buffer.from([1]), Buffer.from(length), Buffer.from(long, "utf8"), Buffer.from([2, 4]), Buffer.from("tail"), Buffer.from([3])]))).toBe(true)
+    }
+  })
+
   it("refuses a value its column cannot hold, leaving nothing of the row behind", () => {
     const encoder = new BinaryRowEncoder("t", { a: "UInt8", b: "FixedString(2)", c: "Enum8('x' = 0)", d: "UInt64" })
     encoder.add({ a: 1, b: "ab", c: "x", d: "18446744073709551615" })
