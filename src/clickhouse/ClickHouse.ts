@@ -126,7 +126,7 @@ export interface ClickHouseHandle {
    */
   readonly insertEncoded: (insert: EncodedInsert) => Promise<void>
   /**
-   * A fresh path for an insert body's spool file (src/sink/spool.ts), where this backend's inserts read it without a
+   * A fresh path for an insert body's spool file (src/clickhouse/spool.ts), where this backend's inserts read it without a
    * copy: the embedded engine's spool directory (emptied when the engine opens), or this process's own directory
    * under the system's temporary one for a server (leftovers of processes no longer running removed on first use).
    */
@@ -381,7 +381,10 @@ const databaseExists = async (client: ClickHouseClient, database: string): Promi
 // Bounds how long a wrong CLICKHOUSE_URL can stall start-up.
 const CONNECT_TIMEOUT_MS = 10_000
 
-/** This process's spool directory for server inserts (made on first use) and the serial of its files' names. */
+/**
+ * This process's spool directory for server inserts (made on first use), and the serial of every spool file's name
+ * this process makes: one counter for all handles, so two sinks of one process never share a file.
+ */
 let spoolHome: string | undefined
 let spoolSerial = 0
 
@@ -530,7 +533,6 @@ const makeChdbClient = async (cfg: ClickHouseClientConfig): Promise<ClickHouseHa
     },
     insert: ({ table, columns, format, body, settings }) => insertBody({ table, columns, format, body, settings })
   }
-  let spoolSerial = 0
   const spoolPath = () => join(spoolDir(path), `${process.pid}-s${++spoolSerial}.body`)
   return { client, database: cfg.database, backend: "chdb", location: path, insertEncoded, spoolPath, embedded }
 }

@@ -11,10 +11,10 @@ import { closeSync, mkdirSync, openSync, readdirSync, rmSync, writeSync } from "
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 
-/** Where an encoder's finished slices go once they reach `afterBytes` (see ByteRowEncoder.spillTo in src/sink/encode.ts). */
+/** Where an encoder's finished slices go once they reach `afterBytes` (ByteRowEncoder.spillTo, src/sink/encode.ts). */
 export interface BodySpill {
   readonly afterBytes: number
-  /** Appends the slices, in order; they are the encoder's no longer. */
+  /** Appends the slices' bytes, in order, before it returns: the encoder writes over their chunks afterwards. */
   readonly write: (slices: ReadonlyArray<Buffer>) => void
 }
 

@@ -287,7 +287,10 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
           // The chunks go to the insert as they are (streamed to a server, spooled one by one to the embedded
           // engine's file), after the bytes already in the table's spool file: no whole-body copy.
           const { columns, chunks, rows } = encoder.finishChunks()
-          const body = yield* Effect.try({ try: () => spool.finish(chunks), catch: failed(`the ${table} rows' spool file`) })
+          const body = yield* Effect.try({
+            try: () => spool.finish(chunks),
+            catch: failed(`the ${table} rows' spool file`)
+          })
           const endTimer = metrics.consumerInsertSeconds.startTimer({ table })
           const cpuBefore = processCpuSeconds()
           const insert = Effect.tryPromise({

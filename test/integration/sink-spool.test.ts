@@ -179,7 +179,7 @@ describe("the sink's insert bodies spooled to files as they are encoded", () => 
     }
   })
 
-  it("put a server's spool files in this process's own directory under the temporary one", async () => {
+  it("put a server's spool files in this process's own directory under the temporary one, each path new", async () => {
     const h = await makeClickHouseClient(served("spool_owner"))
     try {
       const p = h.spoolPath()
@@ -190,5 +190,13 @@ describe("the sink's insert bodies spooled to files as they are encoded", () => 
       await h.client.close()
     }
     expect(owner.spoolPath().startsWith(join(dir, "engine"))).toBe(true)
+    // two handles of one process on one engine (two sinks of a consumer group in one process) never share a file
+    const second = await makeClickHouseClient(embedded("spool_owner"))
+    try {
+      const paths = [owner.spoolPath(), second.spoolPath(), owner.spoolPath(), second.spoolPath()]
+      expect(new Set(paths).size).toBe(4)
+    } finally {
+      await second.client.close()
+    }
   })
 })
