@@ -496,7 +496,7 @@ export const settings = {
     batchBytes: setting(
       "CONSUMER_BATCH_BYTES",
       "16777216",
-      "Kafka record bytes per insert batch (the decoded bundles held in memory take about as much)",
+      "Kafka record bytes per insert batch, at most (a larger record alone; the decoded bundles take about as much memory)",
       int(65_536, 2_147_483_647)
     ),
     fetchBytes: setting(

@@ -247,6 +247,14 @@ export const runConsumer = (run: ConsumerRun) =>
             // A rebalance began: the rest of this batch may belong to another member by now.
             if (!isRunning() || isStale() || (grouped && epoch !== batchEpoch)) break
             const offset = BigInt(message.offset)
+            // A record that would take the batch past its byte bound is decoded after the batch is written: a batch
+            // holds its bound's bytes at most (a single larger bundle alone), not its bound and one more bundle, which
+            // on busy masterchain blocks (bundles of tens of megabytes) doubled what a batch held.
+            const size = message.value?.length ?? 0
+            if (buffer.size > 0 && buffer.bytes + size > batchBytes) {
+              await flush()
+              if (!isRunning() || isStale() || (grouped && epoch !== batchEpoch)) break
+            }
             const t = threadCpuSeconds()
             const decoded = decodeBundle(message.value)
             metrics.stageCpuSeconds.inc({ stage: "kafka_consume" }, threadCpuSeconds() - t)
@@ -263,7 +271,7 @@ export const runConsumer = (run: ConsumerRun) =>
                   offset,
                   partition,
                   rows: estimateRows(bundle),
-                  bytes: message.value!.length
+                  bytes: size
                 },
                 Date.now()
               )

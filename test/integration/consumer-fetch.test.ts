@@ -1,7 +1,8 @@
 // The consumer's fetches on the real broker and ClickHouse engine: bundles published one uncompressed record batch
 // each come to the consumer in fetches of at most its fetch bound, and batches that fill in the middle of a fetch
 // store exactly the chain's blocks and transactions, each once, with the group's offset committed one past the last
-// record.
+// record; a batch bounded by bytes holds at most its bound (a record larger than it alone), never its bound and one
+// record more.
 import { Effect, Fiber, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ClickHouse } from "../../src/clickhouse/ClickHouse.js"
@@ -11,7 +12,7 @@ import { KafkaClient } from "../../src/kafka/KafkaClient.js"
 import { Health } from "../../src/ops/Health.js"
 import { makeMetrics, Metrics } from "../../src/ops/Metrics.js"
 import { assembleBundle, pipelineDecode } from "../../src/producer/assemble.js"
-import { ClickHouseSink } from "../../src/sink/ClickHouseSink.js"
+import { ClickHouseSink, makeClickHouseSink } from "../../src/sink/ClickHouseSink.js"
 import { generateChain } from "../../tools/fake/generate.js"
 import { testClickHouse, testKafka, type TestClickHouse } from "../support/integration.js"
 import { expectedFrom, rawBundle } from "../support/pipeline/chainUpstream.js"
@@ -124,5 +125,84 @@ describe("consumer: fetches bounded in bytes", () => {
       })
     )
     expect(committed[0]!.partitions.map((p) => p.offset)).toEqual([String(records.length)])
+  })
+
+  it("writes batches of at most their byte bound, a larger record alone", { timeout: 180_000 }, async () => {
+    const db = await testClickHouse("consumer_batch_bytes")
+    try {
+      const records = new Map<number, EncodedMessage>()
+      for (let s = chain.first; s <= chain.last; s++) {
+        records.set(s, encodeBundle(assembleBundle(rawBundle(chain, s)!, chain.network, pipelineDecode).bundle, 0))
+      }
+      const sizes = [...records.values()].map((r) => r.value.length)
+      // A bound of one and a half times the largest record: most batches take two records or three, and a batch
+      // that took one more past the bound would be over it.
+      const largest = Math.max(...sizes)
+      const batchBytes = Math.floor(largest * 1.5)
+      expect(sizes.filter((n) => n * 2 > batchBytes).length).toBeGreaterThan(0)
+
+      const layers = Layer.mergeAll(
+        KafkaClient.layerWith({
+          brokers: tk.brokers,
+          clientId: "consumer-batch-bytes",
+          topicPrefix: tk.topic("b"),
+          network: chain.network,
+          maxMessageBytes: tk.maxMessageBytes,
+          compression: "none"
+        }),
+        Layer.succeed(Metrics, makeMetrics(false)),
+        Health.layer
+      )
+      await Effect.runPromise(
+        Effect.provide(
+          Effect.gen(function* () {
+            const client = yield* KafkaClient
+            const producer = client.kafka.producer()
+            yield* Effect.promise(async () => {
+              await producer.connect()
+              await producer.send({ topic: client.topics.blocks, messages: [...records.values()].map((r) => ({ ...r })) })
+              await producer.disconnect()
+            })
+          }),
+          layers
+        )
+      )
+      // The sink as the consumer uses it, each write's bundles noted.
+      const writes: Array<ReadonlyArray<number>> = []
+      const noting = Layer.effect(
+        ClickHouseSink,
+        Effect.map(makeClickHouseSink(), (sink) => ({
+          ...sink,
+          write: (items: Parameters<typeof sink.write>[0], hb: Parameters<typeof sink.write>[1], g?: Parameters<typeof sink.write>[2]) => {
+            writes.push(items.map((i) => i.bundle.mc_seqno))
+            return sink.write(items, hb, g)
+          }
+        }))
+      )
+      const consumer = Effect.runFork(
+        runConsumer({ groupId: tk.topic("batch-bytes"), batchRows: 1_000_000, batchMs: 2_000, batchBytes, progressMs: 0 }).pipe(
+          Effect.provide(noting.pipe(Layer.provideMerge(ClickHouse.fromConfig(db.config)))),
+          Effect.provide(layers)
+        )
+      )
+      const expected = expectedFrom(chain)
+      try {
+        await waitForDone(db.client, expected.mcSeqnos.length)
+      } finally {
+        await Effect.runPromise(Fiber.interrupt(consumer))
+      }
+      const stored = await readStored(db.client)
+      expect(stored.done).toEqual(expected.mcSeqnos.map(String))
+      expect(stored.txHashes).toEqual(expected.txHashes)
+      const bytesOf = (seqnos: ReadonlyArray<number>) => seqnos.reduce((n, s) => n + records.get(s)!.value.length, 0)
+      // Every batch but the last (written when its time came) was cut by bytes: within the bound, never past it.
+      expect(writes.length).toBeGreaterThan(3)
+      for (const w of writes) {
+        expect(w.length === 1 || bytesOf(w) <= batchBytes, `batch ${w.join(",")}: ${bytesOf(w)} bytes`).toBe(true)
+      }
+      expect(writes.flat().sort((a, b) => a - b)).toEqual(expected.mcSeqnos)
+    } finally {
+      await db.close()
+    }
   })
 })
