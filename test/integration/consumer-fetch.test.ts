@@ -44,6 +44,39 @@ describe("consumer: fetches bounded in bytes", () => {
     await ch?.close()
   })
 
+  /** The run's brokers under a topic prefix of this test's own, with the metrics and health the consumer needs. */
+  const kafkaLayers = (clientId: string, prefix: string, metrics = makeMetrics(false)) =>
+    Layer.mergeAll(
+      KafkaClient.layerWith({
+        brokers: tk.brokers,
+        clientId,
+        topicPrefix: tk.topic(prefix),
+        network: chain.network,
+        maxMessageBytes: tk.maxMessageBytes,
+        compression: "none"
+      }),
+      Layer.succeed(Metrics, metrics),
+      Health.layer
+    )
+
+  /** Publishes the records to the bundle topic, one send (one record batch) each; returns the topic. */
+  const publish = (layers: ReturnType<typeof kafkaLayers>, records: ReadonlyArray<EncodedMessage>) =>
+    Effect.runPromise(
+      Effect.provide(
+        Effect.gen(function* () {
+          const client = yield* KafkaClient
+          const producer = client.kafka.producer()
+          yield* Effect.promise(async () => {
+            await producer.connect()
+            for (const r of records) await producer.send({ topic: client.topics.blocks, messages: [{ ...r }] })
+            await producer.disconnect()
+          })
+          return client.topics.blocks
+        }),
+        layers
+      )
+    )
+
   const title = "brings at most the bound per fetch and stores every block once, offsets committed to the end"
   it(title, { timeout: 180_000 }, async () => {
     const records: Array<EncodedMessage> = []
@@ -57,33 +90,11 @@ describe("consumer: fetches bounded in bytes", () => {
     expect(total).toBeGreaterThan(4 * FETCH_BYTES)
 
     const metrics = makeMetrics(false)
-    const layers = Layer.mergeAll(
-      KafkaClient.layerWith({
-        brokers: tk.brokers,
-        clientId: "consumer-fetch",
-        topicPrefix: tk.topic("p"),
-        network: chain.network,
-        maxMessageBytes: tk.maxMessageBytes,
-        compression: "none"
-      }),
-      Layer.succeed(Metrics, metrics),
-      Health.layer
-    )
+    const layers = kafkaLayers("consumer-fetch", "p", metrics)
     const groupId = tk.topic("group")
     const run = <A, E>(eff: Effect.Effect<A, E, KafkaClient>) => Effect.runPromise(Effect.provide(eff, layers))
-    const topic = await run(
-      Effect.gen(function* () {
-        const client = yield* KafkaClient
-        const producer = client.kafka.producer()
-        yield* Effect.promise(async () => {
-          await producer.connect()
-          // One send per bundle: each its own record batch, which a fetch bound can split between fetches.
-          for (const r of records) await producer.send({ topic: client.topics.blocks, messages: [{ ...r }] })
-          await producer.disconnect()
-        })
-        return client.topics.blocks
-      })
-    )
+    // One send per bundle: each its own record batch, which a fetch bound can split between fetches.
+    const topic = await publish(layers, records)
 
     const consumer = Effect.runFork(
       // A batch of 100 rows fills within a fetch of several bundles.
@@ -141,32 +152,8 @@ describe("consumer: fetches bounded in bytes", () => {
       const batchBytes = Math.floor(largest * 1.5)
       expect(sizes.filter((n) => n * 2 > batchBytes).length).toBeGreaterThan(0)
 
-      const layers = Layer.mergeAll(
-        KafkaClient.layerWith({
-          brokers: tk.brokers,
-          clientId: "consumer-batch-bytes",
-          topicPrefix: tk.topic("b"),
-          network: chain.network,
-          maxMessageBytes: tk.maxMessageBytes,
-          compression: "none"
-        }),
-        Layer.succeed(Metrics, makeMetrics(false)),
-        Health.layer
-      )
-      await Effect.runPromise(
-        Effect.provide(
-          Effect.gen(function* () {
-            const client = yield* KafkaClient
-            const producer = client.kafka.producer()
-            yield* Effect.promise(async () => {
-              await producer.connect()
-              await producer.send({ topic: client.topics.blocks, messages: [...records.values()].map((r) => ({ ...r })) })
-              await producer.disconnect()
-            })
-          }),
-          layers
-        )
-      )
+      const layers = kafkaLayers("consumer-batch-bytes", "b")
+      await publish(layers, [...records.values()])
       // The sink as the consumer uses it, each write's bundles noted.
       const writes: Array<ReadonlyArray<number>> = []
       const noting = Layer.effect(
