@@ -243,9 +243,10 @@ export const runConsumer = (run: ConsumerRun) =>
           let fetched = 0
           for (const message of batch.messages) fetched += message.value?.length ?? 0
           metrics.consumerFetchedBytes.observe(fetched)
+          // A rebalance began: the rest of this batch may belong to another member by now.
+          const givenUp = () => !isRunning() || isStale() || (grouped && epoch !== batchEpoch)
           for (const message of batch.messages) {
-            // A rebalance began: the rest of this batch may belong to another member by now.
-            if (!isRunning() || isStale() || (grouped && epoch !== batchEpoch)) break
+            if (givenUp()) break
             const offset = BigInt(message.offset)
             // A record that would take the batch past its byte bound is decoded after the batch is written: a batch
             // holds its bound's bytes at most (a single larger bundle alone), not its bound and one more bundle, which
@@ -253,7 +254,7 @@ export const runConsumer = (run: ConsumerRun) =>
             const size = message.value?.length ?? 0
             if (buffer.size > 0 && buffer.bytes + size > batchBytes) {
               await flush()
-              if (!isRunning() || isStale() || (grouped && epoch !== batchEpoch)) break
+              if (givenUp()) break
             }
             const t = threadCpuSeconds()
             const decoded = decodeBundle(message.value)

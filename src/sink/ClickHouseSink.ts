@@ -182,15 +182,13 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
     }
 
     /**
-     * Rows of the batch encoded table by table as each bundle is flattened (row objects are dropped at once). The CPU
-     * goes to the flatten and encode stages and, per table, to the build and encode steps. Each table's bytes past
-     * `spillBytes` go on into its spool file as they are written, so the batch's bodies are never all in memory; the
-     * caller removes the files (`removeSpools`), and they are removed here if the encoding fails.
+     * Every table's encoder, its bytes past `spillBytes` going on into the table's spool file as they are written, so
+     * that a batch's bodies are never all in memory. Each table's rows go into chunks of CHUNK_BYTES taken as they
+     * fill: nothing to size ahead, nothing copied. The same formats to every backend: a server and the project's served
+     * engine take RowBinary as the body. Whoever makes them removes the files (`removeSpools`).
      */
-    const encodeRows = (bundles: ReadonlyArray<MasterchainBundle>): Map<TableName, TableBody> => {
-      // Each table's rows go into chunks of CHUNK_BYTES taken as they fill: nothing to size ahead, nothing copied.
-      // The same formats to every backend: a server and the project's served engine take RowBinary as the body.
-      const bodies = new Map<TableName, TableBody>(
+    const tableBodies = () =>
+      new Map<TableName, TableBody>(
         INSERT_ORDER.map((t) => {
           const encoder = encoderFor(t)
           const spool = new SpoolFile(ch.spoolPath(), options.spillBytes)
@@ -198,18 +196,26 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
           return [t, { encoder, spool }]
         })
       )
-      try {
-        encodeInto(bundles, bodies)
-      } catch (e) {
-        removeSpools(bodies)
-        throw e
-      }
-      return bodies
-    }
 
     const removeSpools = (bodies: Map<TableName, TableBody>) => {
       for (const b of bodies.values()) b.spool.remove()
     }
+
+    /**
+     * Rows of the batch encoded table by table as each bundle is flattened (row objects are dropped at once). The CPU
+     * goes to the flatten and encode stages and, per table, to the build and encode steps. A spool file that cannot be
+     * written fails the batch as an insert would (cleanup and retry); anything else thrown is a defect.
+     */
+    const encodeRows = (bundles: ReadonlyArray<MasterchainBundle>, bodies: Map<TableName, TableBody>, what: string) =>
+      Effect.suspend(() => {
+        try {
+          encodeInto(bundles, bodies)
+          return Effect.void
+        } catch (e) {
+          if (e instanceof SpoolWriteError) return Effect.fail(failed(what)(e))
+          throw e
+        }
+      })
 
     const encodeInto = (bundles: ReadonlyArray<MasterchainBundle>, bodies: Map<TableName, TableBody>) => {
       const start = threadCpuSeconds()
@@ -366,17 +372,12 @@ export const makeClickHouseSink = (options: SinkOptions = {}) =>
           bundles = todo.map((i, k) => ({ ...i.bundle, transactions: traced[k]! }))
         }
         const digest = batchDigest(bundles.map((bundle, k) => ({ bundle, digest: todo[k]!.digest })))
-        const bodies = yield* Effect.suspend(() => {
-          try {
-            return Effect.succeed(encodeRows(bundles))
-          } catch (e) {
-            // A spool file that cannot be written fails the batch as an insert would (cleanup and retry).
-            if (e instanceof SpoolWriteError) return Effect.fail(failed(`mc ${first}..${last}`)(e))
-            throw e
-          }
-        })
-        const rowCount = [...bodies.values()].reduce((n, b) => n + b.encoder.rows, 0)
-        yield* insertAll(bodies, first, last, digest, heartbeat, group).pipe(
+        // The batch's spool files go when its inserts end, whatever ended them (the encoding included).
+        const bodies = tableBodies()
+        const rowCount = yield* encodeRows(bundles, bodies, `mc ${first}..${last}`).pipe(
+          // counted before the inserts, which take the encoders' rows
+          Effect.map(() => [...bodies.values()].reduce((n, b) => n + b.encoder.rows, 0)),
+          Effect.tap(() => insertAll(bodies, first, last, digest, heartbeat, group)),
           Effect.ensuring(Effect.sync(() => removeSpools(bodies)))
         )
         yield* writeCodes(sorted, first, last)

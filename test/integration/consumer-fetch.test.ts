@@ -6,7 +6,7 @@
 import { Effect, Fiber, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ClickHouse } from "../../src/clickhouse/ClickHouse.js"
-import { runConsumer } from "../../src/consumer/BundleConsumer.js"
+import { type ConsumerRun, runConsumer } from "../../src/consumer/BundleConsumer.js"
 import { encodeBundle, type EncodedMessage } from "../../src/kafka/codec.js"
 import { KafkaClient } from "../../src/kafka/KafkaClient.js"
 import { Health } from "../../src/ops/Health.js"
@@ -44,6 +44,15 @@ describe("consumer: fetches bounded in bytes", () => {
     await ch?.close()
   })
 
+  /** The chain's bundle records as the producer publishes them, by masterchain seqno. */
+  const chainRecords = () => {
+    const records = new Map<number, EncodedMessage>()
+    for (let s = chain.first; s <= chain.last; s++) {
+      records.set(s, encodeBundle(assembleBundle(rawBundle(chain, s)!, chain.network, pipelineDecode).bundle, 0))
+    }
+    return records
+  }
+
   /** The run's brokers under a topic prefix of this test's own, with the metrics and health the consumer needs. */
   const kafkaLayers = (clientId: string, prefix: string, metrics = makeMetrics(false)) =>
     Layer.mergeAll(
@@ -77,12 +86,38 @@ describe("consumer: fetches bounded in bytes", () => {
       )
     )
 
+  /**
+   * Runs the consumer with `sink` over `db` until every masterchain block of the chain is stored, stops it, and checks
+   * that the store holds the chain's blocks and transactions, each once.
+   */
+  const consumeChain = async (
+    run: ConsumerRun,
+    sink: typeof ClickHouseSink.layer,
+    layers: ReturnType<typeof kafkaLayers>,
+    db: TestClickHouse
+  ) => {
+    const consumer = Effect.runFork(
+      runConsumer(run).pipe(
+        Effect.provide(sink.pipe(Layer.provideMerge(ClickHouse.fromConfig(db.config)))),
+        Effect.provide(layers)
+      )
+    )
+    const expected = expectedFrom(chain)
+    try {
+      await waitForDone(db.client, expected.mcSeqnos.length)
+    } finally {
+      await Effect.runPromise(Fiber.interrupt(consumer))
+    }
+    const stored = await readStored(db.client)
+    expect(stored.done).toEqual(expected.mcSeqnos.map(String))
+    expect(stored.blocks).toEqual(expected.blocks)
+    expect(stored.txHashes).toEqual(expected.txHashes)
+    return expected
+  }
+
   const title = "brings at most the bound per fetch and stores every block once, offsets committed to the end"
   it(title, { timeout: 180_000 }, async () => {
-    const records: Array<EncodedMessage> = []
-    for (let s = chain.first; s <= chain.last; s++) {
-      records.push(encodeBundle(assembleBundle(rawBundle(chain, s)!, chain.network, pipelineDecode).bundle, 0))
-    }
+    const records = [...chainRecords().values()]
     const sizes = records.map((r) => r.value.length)
     // The premise: every record fits a fetch alone (a larger one would come whole), and all of them do not.
     expect(Math.max(...sizes)).toBeLessThan(FETCH_BYTES / 2)
@@ -96,24 +131,9 @@ describe("consumer: fetches bounded in bytes", () => {
     // One send per bundle: each its own record batch, which a fetch bound can split between fetches.
     const topic = await publish(layers, records)
 
-    const consumer = Effect.runFork(
-      // A batch of 100 rows fills within a fetch of several bundles.
-      runConsumer({ groupId, batchRows: 100, batchMs: 200, fetchBytes: FETCH_BYTES, progressMs: 0 }).pipe(
-        Effect.provide(ClickHouseSink.layer.pipe(Layer.provideMerge(ClickHouse.fromConfig(ch.config)))),
-        Effect.provide(layers)
-      )
-    )
-    const expected = expectedFrom(chain)
-    try {
-      await waitForDone(ch.client, expected.mcSeqnos.length)
-    } finally {
-      await Effect.runPromise(Fiber.interrupt(consumer))
-    }
-
-    const stored = await readStored(ch.client)
-    expect(stored.done).toEqual(expected.mcSeqnos.map(String))
-    expect(stored.blocks).toEqual(expected.blocks)
-    expect(stored.txHashes).toEqual(expected.txHashes)
+    // A batch of 100 rows fills within a fetch of several bundles.
+    const settings: ConsumerRun = { groupId, batchRows: 100, batchMs: 200, fetchBytes: FETCH_BYTES, progressMs: 0 }
+    await consumeChain(settings, ClickHouseSink.layer, layers, ch)
 
     const fetched = (await metrics.consumerFetchedBytes.get()).values
     const count = fetched.find((v) => v.metricName?.endsWith("_count"))!.value
@@ -141,10 +161,7 @@ describe("consumer: fetches bounded in bytes", () => {
   it("writes batches of at most their byte bound, a larger record alone", { timeout: 180_000 }, async () => {
     const db = await testClickHouse("consumer_batch_bytes")
     try {
-      const records = new Map<number, EncodedMessage>()
-      for (let s = chain.first; s <= chain.last; s++) {
-        records.set(s, encodeBundle(assembleBundle(rawBundle(chain, s)!, chain.network, pipelineDecode).bundle, 0))
-      }
+      const records = chainRecords()
       const sizes = [...records.values()].map((r) => r.value.length)
       // A bound of one and a half times the largest record: most batches take two records or three, and a batch
       // that took one more past the bound would be over it.
@@ -160,29 +177,22 @@ describe("consumer: fetches bounded in bytes", () => {
         ClickHouseSink,
         Effect.map(makeClickHouseSink(), (sink) => ({
           ...sink,
-          write: (items: Parameters<typeof sink.write>[0], hb: Parameters<typeof sink.write>[1], g?: Parameters<typeof sink.write>[2]) => {
-            writes.push(items.map((i) => i.bundle.mc_seqno))
-            return sink.write(items, hb, g)
+          write: (...args: Parameters<typeof sink.write>) => {
+            writes.push(args[0].map((i) => i.bundle.mc_seqno))
+            return sink.write(...args)
           }
         }))
       )
-      const consumer = Effect.runFork(
-        runConsumer({ groupId: tk.topic("batch-bytes"), batchRows: 1_000_000, batchMs: 2_000, batchBytes, progressMs: 0 }).pipe(
-          Effect.provide(noting.pipe(Layer.provideMerge(ClickHouse.fromConfig(db.config)))),
-          Effect.provide(layers)
-        )
-      )
-      const expected = expectedFrom(chain)
-      try {
-        await waitForDone(db.client, expected.mcSeqnos.length)
-      } finally {
-        await Effect.runPromise(Fiber.interrupt(consumer))
+      const settings: ConsumerRun = {
+        groupId: tk.topic("batch-bytes"),
+        batchRows: 1_000_000,
+        batchMs: 2_000,
+        batchBytes,
+        progressMs: 0
       }
-      const stored = await readStored(db.client)
-      expect(stored.done).toEqual(expected.mcSeqnos.map(String))
-      expect(stored.txHashes).toEqual(expected.txHashes)
+      const expected = await consumeChain(settings, noting, layers, db)
       const bytesOf = (seqnos: ReadonlyArray<number>) => seqnos.reduce((n, s) => n + records.get(s)!.value.length, 0)
-      // Every batch but the last (written when its time came) was cut by bytes: within the bound, never past it.
+      // Every batch, cut by bytes or by time, within the bound, never past it; a record larger than it alone.
       expect(writes.length).toBeGreaterThan(3)
       for (const w of writes) {
         expect(w.length === 1 || bytesOf(w) <= batchBytes, `batch ${w.join(",")}: ${bytesOf(w)} bytes`).toBe(true)
