@@ -15,12 +15,14 @@ export const DEFAULT_DECODE_YOUNG_MB = 16
 /**
  * How far V8 lets a producer isolate's old generation grow past what its last full collection kept, percent
  * (src/ops/heapGrowth.ts); 0: V8's own factor (up to 4x), under which the producer's heap grows with the run's length.
- * Not bounded by default: 50 took the producer's peak RSS on the 200,000-tx chain from 487 to 349 MB but its CPU
- * from 0.696 to 0.833 ms/tx, 20 to 326 MB at 1.136 ms/tx (BENCHMARKS.md, "the producer within 300 MB"); on the 50k
- * chain with states, with committed bundles' bytes freed at once (which a bound turns on), 349 -> 306-331 MB for
- * 0.530 -> 0.630 ms/tx (BENCHMARKS.md, "the producer's committed bundles freed at once").
+ * Bounded by default at 100 since 2026-11-29: on the 50k chain with states, with committed bundles' bytes freed at
+ * once (which a bound turns on), the producer's peak RSS was 285-295 MB in all five runs against 305-317 MB at 0, and its
+ * CPU no higher (0.446 against 0.527 ms/tx after the clock at the medians; V8's threads 0.117 against 0.148); 50 gave
+ * 267 MB for more GC CPU (BENCHMARKS.md, "the producer's heap bound on by default"). Earlier, before the decode
+ * worker's allocations and the Kafka path were cut, 50 had cost ~+20% CPU (BENCHMARKS.md, "the producer within 300
+ * MB", "the producer's committed bundles freed at once").
  */
-export const DEFAULT_PRODUCER_HEAP_GROWTH_PERCENT = 0
+export const DEFAULT_PRODUCER_HEAP_GROWTH_PERCENT = 100
 /** PRODUCER_INFLIGHT_BYTES: a quiet chain's eight prefetched bundles (~1 MB each) stay well inside it. */
 export const DEFAULT_PRODUCER_INFLIGHT_BYTES = 64 * 1024 * 1024
 /**
@@ -474,7 +476,7 @@ export const settings = {
     heapGrowthPercent: setting(
       "PRODUCER_HEAP_GROWTH_PERCENT",
       String(DEFAULT_PRODUCER_HEAP_GROWTH_PERCENT),
-      "How far each V8 heap of the producer (main thread and decode workers) may grow past what its last full collection kept, percent; 0 leaves V8's own factor (up to 300%, the heap then grows with the run); above 0 the bytes of bundles whose Kafka transaction committed are also freed at once; 50 measured -140 MB of peak RSS for +20% CPU at volume, 349 -> 306-331 MB for +19% on the 50k chain",
+      "How far each V8 heap of the producer (main thread and decode workers) may grow past what its last full collection kept, percent; above 0 the bytes of bundles whose Kafka transaction committed are also freed at once; 0 leaves V8's own factor (up to 300%, the heap then grows with the run). On the 50k chain: 100 keeps the producer's peak at 285-295 MB at no more CPU than 0 (305-317 MB); 50 at ~267 MB for more GC CPU",
       int(0, 1000)
     ),
     transactionRecords: setting(

@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { allSettings, AppConfigConfig, ConfigValueError, loadConfig } from "../../src/config.js"
+import { runTuning } from "../../src/producer/Producer.js"
 import { repoRoot } from "../support/integration.js"
 
 describe("configuration", () => {
@@ -32,6 +33,10 @@ describe("configuration", () => {
     expect(plain.kafka.brokers).toEqual(["a:1", "b:2"])
     expect(plain.api.keys).toEqual(["x", "y"])
     expect(loadConfig({}).clickhouse.url).toBeUndefined()
+    // The runnables bound the producer's and the consumer's heap growth unless told otherwise (README, Decisions).
+    expect(runTuning(loadConfig({}).producer).heapGrowthPercent).toBe(100)
+    expect(loadConfig({ PRODUCER_HEAP_GROWTH_PERCENT: "0" }).producer.heapGrowthPercent).toBe(0)
+    expect(loadConfig({}).consumer.heapGrowthPercent).toBe(100)
   })
 
   it.each([

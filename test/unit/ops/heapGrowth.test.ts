@@ -1,4 +1,4 @@
-// The producer's bound on heap growth (PRODUCER_HEAP_GROWTH_PERCENT, off by default): a process that keeps a steady
+// The producer's bound on heap growth (PRODUCER_HEAP_GROWTH_PERCENT, 100 by default): a process that keeps a steady
 // live set and promotes everything it has in flight, as the producer does, holds far less heap with the bound set at
 // run time than with V8's own factor. Each side runs in a process of its own, since the flag is process-wide.
 import { describe, expect, it } from "vitest"
