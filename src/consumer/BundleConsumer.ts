@@ -248,11 +248,10 @@ export const runConsumer = (run: ConsumerRun) =>
           for (const message of batch.messages) {
             if (givenUp()) break
             const offset = BigInt(message.offset)
-            // A record that would take the batch past its byte bound is decoded after the batch is written: a batch
-            // holds its bound's bytes at most (a single larger bundle alone), not its bound and one more bundle, which
-            // on busy masterchain blocks (bundles of tens of megabytes) doubled what a batch held.
+            // A record that would take the batch past its byte bound is decoded after the batch is written: on busy
+            // masterchain blocks (bundles of tens of megabytes) a bound and one more bundle doubled what a batch held.
             const size = message.value?.length ?? 0
-            if (buffer.size > 0 && buffer.bytes + size > batchBytes) {
+            if (buffer.wouldPass(size, batchBytes)) {
               await flush()
               if (givenUp()) break
             }

@@ -61,6 +61,14 @@ export class BatchBuffer {
     return this.byteCount
   }
 
+  /**
+   * Whether a record of `bytes` would take the batch past `batchBytes`: it is then written first, so that a batch
+   * holds its bound's bytes at most (a single larger record alone), not its bound and one more record.
+   */
+  wouldPass(bytes: number, batchBytes: number): boolean {
+    return this.items.size > 0 && this.byteCount + bytes > batchBytes
+  }
+
   due(batchRows: number, batchMs: number, nowMs: number, batchBytes = Number.POSITIVE_INFINITY): boolean {
     if (this.items.size === 0) return this.skipped.size > 0
     return (

@@ -37,6 +37,16 @@ describe("BatchBuffer", () => {
     expect(buf.bytes).toBe(0)
   })
 
+  it("says when a record would take a batch past its byte bound (never an empty batch)", () => {
+    const buf = new BatchBuffer()
+    expect(buf.wouldPass(5_000, 1_000)).toBe(false)
+    buf.add({ bundle: bundle(10), digest: "d1", offset: 1n, rows: 1, bytes: 600 }, 0)
+    expect(buf.wouldPass(400, 1_000)).toBe(false)
+    expect(buf.wouldPass(401, 1_000)).toBe(true)
+    buf.take()
+    expect(buf.wouldPass(5_000, 1_000)).toBe(false)
+  })
+
   it("lets the offset move past undecodable records", () => {
     const buf = new BatchBuffer()
     buf.skip(3n)
